@@ -1,0 +1,1 @@
+"""Free Parking: an event-sourced game service."""

@@ -1,0 +1,121 @@
+"""The envelope every event travels in, its canonical bytes, its secret digest and the hash chain.
+
+``hash = sha256(prev_hash ‖ body)`` where ``prev_hash`` is the previous envelope's hash as 64 ASCII
+hex digits (64 zeros before seq 1) and ``body`` is the canonical JSON of the envelope without
+``hash`` and ``secret``. The hash covers ``secret_digest``, never the secret, so a redacted log
+still verifies; ``secret_digest = HMAC-SHA256(key=seed, msg=b"secret:<seq>" ‖ secret)`` so a
+published digest cannot be brute-forced into a hand. See ``docs/events.md``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from typing import Any
+
+import msgspec
+
+GENESIS = "0" * 64
+NULL = msgspec.Raw(b"null")
+
+_encoder = msgspec.json.Encoder(order="sorted")
+
+
+def canonical(obj: Any) -> bytes:
+    """msgspec JSON with sorted keys and defaults omitted (every struct here sets ``omit_defaults``)."""
+    return _encoder.encode(obj)
+
+
+class Body(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True):
+    """What the hash covers: everything about an event except its secret."""
+
+    game_id: str
+    seq: int
+    type: str
+    public: msgspec.Raw
+    at: int
+    prev_hash: str
+    actor: str = "server"
+    command_id: str | None = None
+    command: msgspec.Raw = NULL
+    secret_digest: str | None = None
+
+
+class Envelope(Body, frozen=True, kw_only=True):
+    """An event as stored and exported: its body, its hash, and its secret (``null`` when redacted)."""
+
+    hash: str
+    secret: msgspec.Raw = NULL
+
+
+_BODY_FIELDS = Body.__struct_fields__
+
+
+def body_of(env: Envelope) -> Body:
+    values = {f: getattr(env, f) for f in _BODY_FIELDS}
+    if values["command"] == NULL:
+        values["command"] = NULL  # the default object itself, so the field is omitted again
+    return Body(**values)
+
+
+def chain_hash(prev_hash: str, body: bytes) -> str:
+    return hashlib.sha256(prev_hash.encode() + body).hexdigest()
+
+
+def secret_digest(seed: bytes, seq: int, secret: bytes) -> str:
+    return hmac.new(seed, b"secret:%d" % seq + secret, hashlib.sha256).hexdigest()
+
+
+def seed_commitment(seed: bytes) -> str:
+    return hashlib.sha256(seed).hexdigest()
+
+
+def has_secret(env: Envelope) -> bool:
+    return env.secret != NULL
+
+
+def seal(
+    *,
+    game_id: str,
+    seq: int,
+    type: str,
+    public: bytes,
+    secret: bytes | None,
+    seed: bytes,
+    at: int,
+    prev_hash: str,
+    actor: str,
+    command_id: str | None = None,
+    command: bytes | None = None,
+) -> Envelope:
+    """Wrap one event: digest its secret, chain it to the previous hash."""
+    body = Body(
+        game_id=game_id,
+        seq=seq,
+        type=type,
+        public=msgspec.Raw(public),
+        at=at,
+        prev_hash=prev_hash,
+        actor=actor,
+        command_id=command_id,
+        command=msgspec.Raw(command) if command is not None else NULL,
+        secret_digest=secret_digest(seed, seq, secret) if secret is not None else None,
+    )
+    return Envelope(
+        **{f: getattr(body, f) for f in _BODY_FIELDS},
+        hash=chain_hash(prev_hash, canonical(body)),
+        secret=msgspec.Raw(secret) if secret is not None else NULL,
+    )
+
+
+def redacted(env: Envelope) -> Envelope:
+    """The same envelope with its secret withheld; its hash still verifies."""
+    return msgspec.structs.replace(env, secret=NULL) if has_secret(env) else env
+
+
+def actor_name(seat: int | None) -> str:
+    return "server" if seat is None else f"seat:{seat}"
+
+
+def actor_seat(actor: str) -> int | None:
+    return int(actor.removeprefix("seat:")) if actor.startswith("seat:") else None

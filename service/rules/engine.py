@@ -1,0 +1,148 @@
+"""One game in motion: a decider's state plus its place in the hash chain.
+
+The service caches a ``Game`` per id and the verifier folds one from a log; both go through
+``decide`` here, which turns the rules' events into sealed envelopes without touching the state,
+and ``commit``, which adopts them once the store has accepted them.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import msgspec
+
+from service.events.audit import line
+from service.events.envelope import GENESIS, Envelope, actor_name, actor_seat, canonical, seal, seed_commitment
+from service.events.export import ExportHeader
+
+from . import free_parking
+from .rng import RNG_ID
+
+GAMES: dict[str, ModuleType] = {free_parking.KIND: free_parking}
+
+
+def rules_for(kind: str) -> ModuleType:
+    try:
+        return GAMES[kind]
+    except KeyError:
+        raise ValueError(f"unknown game kind {kind!r}; known: {', '.join(GAMES)}") from None
+
+
+class Game:
+    """A game's decider state at ``state.version`` and the chain ``head`` there."""
+
+    __slots__ = ("rules", "game_id", "seed", "state", "head", "last_at")
+
+    def __init__(self, rules: ModuleType, game_id: str, seed: bytes, state: Any, head: str, last_at: int) -> None:
+        self.rules = rules
+        self.game_id = game_id
+        self.seed = seed
+        self.state = state
+        self.head = head
+        self.last_at = last_at
+
+    @classmethod
+    def new(cls, kind: str, game_id: str, config: Any, seed: bytes) -> Game:
+        """Before its first event: ``create`` is the first command."""
+        rules = rules_for(kind)
+        return cls(rules, game_id, seed, rules.initial(config, seed), GENESIS, 0)
+
+    @property
+    def version(self) -> int:
+        return self.state.version
+
+    @property
+    def codec(self) -> Any:
+        return self.rules.CODEC
+
+    def decide(
+        self, command: msgspec.Struct, seat: int | None, at: int, command_id: str | None = None
+    ) -> tuple[list[Envelope], Any]:
+        """The sealed envelopes of ``command`` and the state they lead to; ``self`` is left as it was.
+
+        ``at`` is clamped so that no event is ever earlier than the one before it.
+        """
+        at = max(at, self.last_at)
+        events, state = self.rules.run(self.state, command, seat, at)
+        return self.seal(events, command, seat, at, command_id), state
+
+    def seal(
+        self, events: list[msgspec.Struct], command: msgspec.Struct, seat: int | None, at: int, command_id: str | None
+    ) -> list[Envelope]:
+        codec, prev, out = self.codec, self.head, []
+        body = codec.command_body(command)
+        for i, event in enumerate(events):
+            type_, public, secret = codec.split(event)
+            env = seal(
+                game_id=self.game_id,
+                seq=self.version + 1 + i,
+                type=type_,
+                public=public,
+                secret=secret,
+                seed=self.seed,
+                at=at,
+                prev_hash=prev,
+                actor=actor_name(seat),
+                command_id=command_id if i == 0 else None,
+                command=body if i == 0 else None,
+            )
+            out.append(env)
+            prev = env.hash
+        return out
+
+    def commit(self, envelopes: list[Envelope], state: Any) -> None:
+        """Adopt a decision the store accepted."""
+        if envelopes:
+            self.state, self.head, self.last_at = state, envelopes[-1].hash, envelopes[-1].at
+
+    def play(self, command: msgspec.Struct, seat: int | None, at: int, command_id: str | None = None) -> list[Envelope]:
+        """Decide and commit at once: for simulations and tests that have no store."""
+        envelopes, state = self.decide(command, seat, at, command_id)
+        self.commit(envelopes, state)
+        return envelopes
+
+    def fold(self, envelopes: list[Envelope]) -> None:
+        """Apply recorded envelopes (with their secrets) without re-deciding: the projection replay."""
+        state, codec, evolve = self.state, self.codec, self.rules.evolve
+        for env in envelopes:
+            state = evolve(state, codec.join(env.public, env.secret))
+        if envelopes:
+            self.state, self.head, self.last_at = state, envelopes[-1].hash, envelopes[-1].at
+
+    def view(self, seat: int | None, *, reveal: bool = False) -> Any:
+        v = self.rules.view(self.state, seat, reveal=reveal)
+        v.game_id, v.head = self.game_id, self.head
+        return v
+
+
+def command_of(game: Game, env: Envelope) -> tuple[msgspec.Struct, int | None]:
+    """The command stored with the first event of a batch, and the seat that sent it."""
+    return game.codec.decode_command(env.command), actor_seat(env.actor)
+
+
+def export_header(game: Game, *, with_seed: bool, viewer: str | None = None) -> ExportHeader:
+    """The export's first line; the seed only when it may be published (the game is over, or an admin asks)."""
+    return ExportHeader(
+        game_id=game.game_id,
+        kind=game.rules.KIND,
+        config=msgspec.Raw(canonical(game.state.config)),
+        rules_version=game.rules.RULES_VERSION,
+        rng=RNG_ID,
+        seed_commitment=seed_commitment(game.seed),
+        version=game.version,
+        head=game.head,
+        seed=game.seed.hex() if with_seed else None,
+        viewer=viewer,
+    )
+
+
+def audit_lines(rules: ModuleType, envelopes: list[Envelope], *, reveal: bool = False) -> list[str]:
+    """The audit log of ``envelopes``; with ``reveal``, each hidden part is spelled out too (an export is the full record)."""
+    out = []
+    for env in envelopes:
+        event = rules.CODEC.join(env.public, env.secret if reveal else None)
+        text = rules.summary(event)
+        note = rules.secret_note(event) if reveal else ""
+        out.append(line(env, f"{text} [{note}]" if note else text))
+    return out

@@ -1,0 +1,33 @@
+"""The Free Parking card game (RULES.md §1) as a decider: parking meters, errands, specials, Second Chance."""
+
+from service.events.codec import Codec
+from service.events.free_parking import FreeParkingCommand, FreeParkingConfig, FreeParkingEvent
+
+from .audit import secret_note, summary
+from .decide import RULES_VERSION, decide, run
+from .evolve import evolve
+from .legal import legal_commands
+from .state import State, initial
+from .view import FreeParkingView, status_of, view
+
+KIND = "free-parking"
+CONFIG = FreeParkingConfig
+CODEC = Codec(FreeParkingEvent, FreeParkingCommand)
+
+__all__ = [
+    "CODEC",
+    "CONFIG",
+    "KIND",
+    "RULES_VERSION",
+    "FreeParkingView",
+    "State",
+    "decide",
+    "evolve",
+    "initial",
+    "legal_commands",
+    "run",
+    "secret_note",
+    "summary",
+    "status_of",
+    "view",
+]

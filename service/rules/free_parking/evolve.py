@@ -1,0 +1,238 @@
+"""``evolve``: the total fold of the card game's events into its table. No choices are made here.
+
+A redacted event (``secret`` withheld) still folds: the hidden cards are simply not placed.
+"""
+
+from __future__ import annotations
+
+from functools import singledispatch
+
+import msgspec
+
+from service.events import free_parking as ev
+from service.events.common import SeatTaken, SeedRevealed
+
+from .state import Action, Pending, State, with_seat, without
+
+replace = msgspec.structs.replace
+
+
+def evolve(state: State, event: msgspec.Struct) -> State:
+    return replace(_apply(event, state), version=state.version + 1)
+
+
+@singledispatch
+def _apply(event: msgspec.Struct, state: State) -> State:
+    return state
+
+
+@_apply.register
+def _(e: ev.GameCreated, s: State) -> State:
+    return replace(s, phase="waiting")
+
+
+@_apply.register
+def _(e: SeatTaken, s: State) -> State:
+    return with_seat(s, e.seat, player=e.player)
+
+
+@_apply.register
+def _(e: ev.RoundDealt, s: State) -> State:
+    hidden = e.secret
+    seats = tuple(
+        replace(seat, meter=0, points=(), hand=hidden.hands[i] if hidden else ()) for i, seat in enumerate(s.seats)
+    )
+    return replace(
+        s,
+        round=e.round,
+        dealer=e.dealer,
+        seats=seats,
+        deck=hidden.deck if hidden else (),
+        discard=(),
+        second_chance=hidden.second_chance if hidden else (),
+        second_chance_discard=(),
+        action=None,
+        pending=None,
+    )
+
+
+@_apply.register
+def _(e: ev.TurnBegan, s: State) -> State:
+    return replace(s, turn=e.turn, turn_seat=e.seat, phase="main")
+
+
+@_apply.register
+def _(e: ev.CardsDrawn, s: State) -> State:
+    drawn = e.secret.cards if e.secret else ()
+    s = replace(s, deck=s.deck[e.count :])
+    s = with_seat(s, e.seat, hand=s.seats[e.seat].hand + drawn)
+    return _step_done(s) if e.reason == "second_chance" else s
+
+
+@_apply.register
+def _(e: ev.DeckReshuffled, s: State) -> State:
+    order = e.secret.order if e.secret else ()
+    if e.deck == "playing":
+        return replace(s, deck=s.deck + order, discard=(), reshuffles=e.reshuffle)
+    return replace(
+        s, second_chance=s.second_chance + order, second_chance_discard=(), second_chance_reshuffles=e.reshuffle
+    )
+
+
+def _played(s: State, seat: int, *played: str, to_discard: bool = True) -> State:
+    """Cards leave a hand (to the discard pile, or into play) and the turn's main play is made."""
+    s = with_seat(s, seat, hand=without(s.seats[seat].hand, *played))
+    if to_discard:
+        s = replace(s, discard=s.discard + played)
+    return s
+
+
+@_apply.register
+def _(e: ev.MeterFed, s: State) -> State:
+    s = _played(s, e.seat, e.card)
+    return replace(with_seat(s, e.seat, meter=e.meter), phase="after_main")
+
+
+@_apply.register
+def _(e: ev.ErrandRun, s: State) -> State:
+    s = with_seat(s, e.seat, hand=without(s.seats[e.seat].hand, e.card))
+    if e.free_parking:
+        s = _played(s, e.seat, e.free_parking)
+    seat = s.seats[e.seat]
+    return replace(with_seat(s, e.seat, meter=e.meter, points=seat.points + (e.card,)), phase="after_main")
+
+
+@_apply.register
+def _(e: ev.ThreeSwapped, s: State) -> State:
+    return replace(_played(s, e.seat, *e.cards), phase="after_main")
+
+
+@_apply.register
+def _(e: ev.CardDiscarded, s: State) -> State:
+    return replace(_played(s, e.seat, e.card), phase="after_main")
+
+
+@_apply.register
+def _(e: ev.TimeExpiresPlayed, s: State) -> State:
+    s = _played(s, e.seat, e.card, to_discard=False)
+    action = Action(kind="time_expires", by=e.seat, card=e.card, target=e.target, steps=_script(s, "time_expires", e))
+    return replace(s, action=action, phase="after_main")
+
+
+@_apply.register
+def _(e: ev.OfficerJonesPlayed, s: State) -> State:
+    s = _played(s, e.seat, e.card, to_discard=False)
+    action = Action(kind="officer_jones", by=e.seat, card=e.card, target=e.target, steps=_script(s, "officer_jones", e))
+    return replace(s, action=action)
+
+
+@_apply.register
+def _(e: ev.SecondChanceDrawn, s: State) -> State:
+    s = replace(s, second_chance=s.second_chance[1:])
+    return replace(s, action=Action(kind=e.effect, by=e.seat, card=e.card, steps=_script(s, e.effect, e)))
+
+
+def _script(s: State, kind: str, e: msgspec.Struct) -> tuple[str, ...]:
+    # Imported here: the scripts are rules, and this module only replays what they said.
+    from .actions import script
+
+    return script(s, kind, e.seat)
+
+
+@_apply.register
+def _(e: ev.ResponseAwaited, s: State) -> State:
+    return replace(s, pending=Pending(seat=e.seat, kind="respond", deadline_at=e.deadline_at))
+
+
+@_apply.register
+def _(e: ev.ChoiceAwaited, s: State) -> State:
+    return replace(s, pending=Pending(seat=e.seat, kind=e.choice, deadline_at=e.deadline_at, options=e.options))
+
+
+@_apply.register
+def _(e: ev.Accepted, s: State) -> State:
+    return _step_done(replace(s, pending=None))
+
+
+@_apply.register
+def _(e: ev.TalkedOut, s: State) -> State:
+    s = replace(_played(s, e.seat, e.card), pending=None)
+    action = s.action
+    if action is None:
+        return s
+    if action.kind == "all_minus_20":
+        return replace(s, action=replace(action, steps=action.steps[2:]))
+    return replace(s, action=replace(action, steps=(), cancelled=True))
+
+
+@_apply.register
+def _(e: ev.Chosen, s: State) -> State:
+    s = replace(s, pending=None)
+    action = s.action
+    if action is None:
+        return s
+    if e.choice == "target":
+        action = replace(action, target=e.value)
+    elif e.choice == "card":
+        action = replace(action, chosen=e.value)
+    else:
+        action = replace(action, chosen=action.fan[e.value] if action.fan else None)
+    return _step_done(replace(s, action=action))
+
+
+@_apply.register
+def _(e: ev.MeterSet, s: State) -> State:
+    return _step_done(with_seat(s, e.seat, meter=e.meter))
+
+
+@_apply.register
+def _(e: ev.PointCardsFanned, s: State) -> State:
+    fan = e.secret.order if e.secret else ()
+    return _step_done(replace(s, action=replace(s.action, fan=fan))) if s.action else s
+
+
+@_apply.register
+def _(e: ev.PointCardMoved, s: State) -> State:
+    s = with_seat(s, e.seat, points=without(s.seats[e.seat].points, e.card))
+    if e.to is None:
+        s = replace(s, discard=s.discard + (e.card,))
+    else:
+        s = with_seat(s, e.to, points=s.seats[e.to].points + (e.card,))
+    return _step_done(s)
+
+
+@_apply.register
+def _(e: ev.PlacesTraded, s: State) -> State:
+    a, b = s.seats[e.seat].player, s.seats[e.other].player
+    return _step_done(with_seat(with_seat(s, e.seat, player=b), e.other, player=a))
+
+
+@_apply.register
+def _(e: ev.ActionResolved, s: State) -> State:
+    if e.card.startswith("SC-"):
+        s = replace(s, second_chance_discard=s.second_chance_discard + (e.card,))
+    else:
+        s = replace(s, discard=s.discard + (e.card,))
+    return replace(s, action=None, pending=None)
+
+
+@_apply.register
+def _(e: ev.TurnEnded, s: State) -> State:
+    return s
+
+
+@_apply.register
+def _(e: ev.GameWon, s: State) -> State:
+    return replace(s, phase="finished", winner=e.seat, pending=None)
+
+
+@_apply.register
+def _(e: SeedRevealed, s: State) -> State:
+    return s
+
+
+def _step_done(s: State) -> State:
+    """The head of the current action's script is done."""
+    if s.action is None or not s.action.steps:
+        return s
+    return replace(s, action=replace(s.action, steps=s.action.steps[1:]))

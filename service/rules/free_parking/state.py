@@ -1,0 +1,100 @@
+"""The card game's table as immutable data: what ``evolve`` folds events into."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from service.events.base import Player
+from service.events.free_parking import FreeParkingConfig
+
+from . import cards
+
+Phase = Literal["new", "waiting", "main", "after_main", "finished"]
+
+
+class SeatState(msgspec.Struct, frozen=True):
+    """A place at the table. Meter, hand and Point cards belong to the seat; ``player`` sits in it."""
+
+    player: Player | None = None
+    meter: int = 0
+    hand: tuple[str, ...] = ()
+    points: tuple[str, ...] = ()
+
+    @property
+    def score(self) -> int:
+        return sum(cards.value_of(c) for c in self.points)
+
+
+class Action(msgspec.Struct, frozen=True):
+    """An action being resolved: an Officer Jones, a Time Expires, or a Second Chance card.
+
+    ``steps`` is what remains of its script (see ``actions.SCRIPTS``); ``target``, ``chosen`` and
+    ``fan`` hold what earlier steps settled.
+    """
+
+    kind: str
+    by: int
+    card: str
+    steps: tuple[str, ...]
+    target: int | None = None
+    chosen: str | None = None
+    fan: tuple[str, ...] = ()
+    cancelled: bool = False
+
+
+class Pending(msgspec.Struct, frozen=True):
+    """A wait on one seat: an answer (``respond``) or a choice of ``target``, ``card`` or ``position``."""
+
+    seat: int
+    kind: Literal["respond", "target", "card", "position"]
+    deadline_at: int
+    options: tuple[int | str, ...] = ()
+
+
+class State(msgspec.Struct, frozen=True):
+    config: FreeParkingConfig
+    seed: bytes
+    version: int = 0
+    phase: Phase = "new"
+    seats: tuple[SeatState, ...] = ()
+    round: int = 0
+    dealer: int = 0
+    turn: int = 0
+    turn_seat: int = 0
+    deck: tuple[str, ...] = ()
+    discard: tuple[str, ...] = ()
+    second_chance: tuple[str, ...] = ()
+    second_chance_discard: tuple[str, ...] = ()
+    reshuffles: int = 0
+    second_chance_reshuffles: int = 0
+    action: Action | None = None
+    pending: Pending | None = None
+    winner: int | None = None
+
+    @property
+    def n(self) -> int:
+        return self.config.seats
+
+    def opponents(self, seat: int) -> list[int]:
+        """Every other seat, clockwise from ``seat``'s left."""
+        return [(seat + k) % self.n for k in range(1, self.n)]
+
+
+def initial(config: FreeParkingConfig, seed: bytes) -> State:
+    return State(config=config, seed=seed, seats=tuple(SeatState() for _ in range(config.seats)))
+
+
+def with_seat(state: State, seat: int, **changes: object) -> State:
+    seats = list(state.seats)
+    seats[seat] = msgspec.structs.replace(seats[seat], **changes)
+    return msgspec.structs.replace(state, seats=tuple(seats))
+
+
+def without(items: tuple[str, ...], *gone: str) -> tuple[str, ...]:
+    """``items`` less one copy of each of ``gone``."""
+    out = list(items)
+    for g in gone:
+        out.remove(g)
+    return tuple(out)

@@ -1,0 +1,145 @@
+"""``view``: the table as one seat may see it — its own hand, public facts, never a deck order or another hand.
+
+Once the game is over every hand is shown (the seed is public by then anyway); ``reveal=True``
+is the admin's view, which sees everything at any time.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from service.events.base import Command
+from service.events.free_parking import FreeParkingCommand
+
+from . import cards
+from .legal import legal_commands
+from .state import State
+
+Card = cards.Card
+
+
+class PlayerView(msgspec.Struct, kw_only=True):
+    seat: int
+    name: str | None
+    player_id: str | None = None
+    bot: str | None = None
+    meter: int
+    points: int
+    point_cards: list[Card]
+    hand_size: int
+    hand: list[Card] | None = None
+
+
+class ActionView(msgspec.Struct, kw_only=True):
+    kind: str
+    by: int
+    card: str
+    target: int | None = None
+
+
+class PendingView(msgspec.Struct, kw_only=True):
+    kind: Literal["respond", "target", "card", "position"]
+    seat: int
+    deadline_at: int
+    options: list[int | str] = []
+    action: ActionView | None = None
+
+
+class DecksView(msgspec.Struct, kw_only=True):
+    playing: int
+    discard: list[Card]
+    second_chance: int
+    second_chance_discard: list[str]
+
+
+class You(msgspec.Struct, kw_only=True):
+    hand: list[Card]
+
+
+class FreeParkingView(msgspec.Struct, kw_only=True):
+    game_id: str = ""
+    kind: Literal["free-parking"] = "free-parking"
+    status: Literal["waiting", "playing", "finished"]
+    version: int
+    head: str = ""
+    seat: int | None
+    mode: str
+    round: int
+    dealer: int
+    turn: int
+    turn_number: int
+    phase: str
+    players: list[PlayerView]
+    you: You | None
+    pending: PendingView | None
+    decks: DecksView
+    legal: list[FreeParkingCommand]
+    winner: int | None
+
+
+def status_of(s: State) -> Literal["waiting", "playing", "finished"]:
+    if s.phase in ("new", "waiting"):
+        return "waiting"
+    return "finished" if s.phase == "finished" else "playing"
+
+
+def _cards(ids: tuple[str, ...]) -> list[Card]:
+    return [cards.card(c) for c in ids]
+
+
+def view(s: State, seat: int | None, *, reveal: bool = False) -> FreeParkingView:
+    """What ``seat`` (``None``: a spectator) sees; ``reveal`` shows every hand (admin, or a finished game)."""
+    show_all = reveal or s.phase == "finished"
+    players = [
+        PlayerView(
+            seat=i,
+            name=st.player.name if st.player else None,
+            player_id=st.player.player_id if st.player else None,
+            bot=st.player.bot if st.player else None,
+            meter=st.meter,
+            points=st.score,
+            point_cards=_cards(st.points),
+            hand_size=len(st.hand),
+            hand=_cards(st.hand) if show_all else None,
+        )
+        for i, st in enumerate(s.seats)
+    ]
+    own = seat is not None and 0 <= seat < s.n
+    legal: list[Command] = legal_commands(s, seat) if own else []  # type: ignore[arg-type]
+    return FreeParkingView(
+        status=status_of(s),
+        version=s.version,
+        seat=seat if own else None,
+        mode=s.config.mode,
+        round=s.round,
+        dealer=s.dealer,
+        turn=s.turn_seat,
+        turn_number=s.turn,
+        phase=s.phase,
+        players=players,
+        you=You(hand=_cards(s.seats[seat].hand)) if own else None,  # type: ignore[index]
+        pending=_pending(s),
+        decks=DecksView(
+            playing=len(s.deck),
+            discard=_cards(s.discard),
+            second_chance=len(s.second_chance),
+            second_chance_discard=list(s.second_chance_discard),
+        ),
+        legal=legal,  # type: ignore[arg-type]
+        winner=s.winner,
+    )
+
+
+def _pending(s: State) -> PendingView | None:
+    p, a = s.pending, s.action
+    if p is None:
+        return None
+    return PendingView(
+        kind=p.kind,
+        seat=p.seat,
+        deadline_at=p.deadline_at,
+        options=list(p.options),
+        action=ActionView(kind=a.kind, by=a.by, card=a.card, target=a.target) if a else None,
+    )

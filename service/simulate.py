@@ -1,0 +1,67 @@
+"""Bot games played in memory, for ``python -m service simulate`` and ``make run``: no store, no HTTP."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from service.bots import bot, next_move
+from service.events.base import Player
+from service.events.common import Create, TakeSeat, Timeout
+from service.events.envelope import Envelope
+from service.rules.engine import Game, rules_for
+
+START_AT = 1_767_225_600_000  # 2026-01-01T00:00:00Z: simulated games keep a fixed clock so they replay byte for byte
+STEP_MS = 1_000
+
+
+@dataclass
+class Simulation:
+    """One game between bots: its ``game`` (state and head) and every envelope it produced."""
+
+    game: Game
+    envelopes: list[Envelope] = field(default_factory=list)
+    at: int = START_AT
+
+    def send(self, command, seat: int | None) -> list[Envelope]:
+        self.at += STEP_MS
+        out = self.game.play(command, seat, self.at)
+        self.envelopes += out
+        return out
+
+
+def new_game(kind: str, seats: int, seed: bytes, game_id: str, bots: list[str], options: dict | None = None) -> Simulation:
+    rules = rules_for(kind)
+    config = rules.CONFIG(seats=seats, **(options or {}))
+    sim = Simulation(Game.new(kind, game_id, config, seed))
+    sim.send(Create(), None)
+    for i, name in enumerate(bots):
+        sim.send(TakeSeat(player=Player(name=f"{name}-{i}", bot=name)), None)
+    return sim
+
+
+def play(sim: Simulation, bots: list[str], rnd: random.Random, *, timeouts: float = 0.0, max_commands: int = 20_000) -> Iterator[Envelope]:
+    """Play until the game ends; with ``timeouts`` > 0 that share of waits is left to the server's deadline."""
+    rules = sim.game.rules
+    players = [bot(rules.KIND, name) for name in bots]
+    for _ in range(max_commands):
+        s = sim.game.state
+        if rules.status_of(s) == "finished":
+            return
+        if s.pending is not None and rnd.random() < timeouts:
+            sim.at = max(sim.at, s.pending.deadline_at - STEP_MS)
+            yield from sim.send(Timeout(), None)
+            continue
+        move = next_move(rules, s, players, rnd)
+        if move is None:
+            raise RuntimeError(f"no seat can act at version {s.version}")
+        yield from sim.send(move[1], move[0])
+    raise RuntimeError(f"game {sim.game.game_id} did not end within {max_commands} commands")
+
+
+def simulate(kind: str, seats: int, seed: bytes, game_id: str, bots: list[str], rnd_seed: int = 0, **kw) -> Simulation:
+    sim = new_game(kind, seats, seed, game_id, bots)
+    for _ in play(sim, bots, random.Random(rnd_seed), **kw):
+        pass
+    return sim

@@ -1,0 +1,61 @@
+-- Append one command's events to a game, atomically, validating everything before the first write
+-- (Redis does not roll back a script that fails midway).
+-- KEYS: stream, meta, commands, partition log, index waiting, index playing, index finished, due
+-- ARGV: expected_version, command_key, command_digest, game_id, status, created_at, due_at,
+--       n_meta, [field, value]*n_meta, n_events, [entry]*n_events, head
+local unpack = unpack or table.unpack
+local expected = tonumber(ARGV[1])
+local command_key, digest, game_id = ARGV[2], ARGV[3], ARGV[4]
+local status, created_at, due_at = ARGV[5], ARGV[6], ARGV[7]
+
+if command_key ~= '' then
+  local record = redis.call('HGET', KEYS[3], command_key)
+  if record then
+    if string.sub(record, 1, string.len(digest)) == digest then
+      return {'duplicate', record}
+    end
+    return {'command_id_reused', record}
+  end
+end
+
+local version = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
+if version ~= expected then
+  return {'conflict', tostring(version)}
+end
+
+local n_meta = tonumber(ARGV[8])
+local at = 9
+local meta = {}
+for i = 1, n_meta do
+  meta[#meta + 1] = ARGV[at]
+  meta[#meta + 1] = ARGV[at + 1]
+  at = at + 2
+end
+local n_events = tonumber(ARGV[at])
+at = at + 1
+for i = 1, n_events do
+  redis.call('XADD', KEYS[1], tostring(version + i) .. '-0', 'e', ARGV[at])
+  at = at + 1
+end
+local head = ARGV[at]
+local last = version + n_events
+
+redis.call('HSET', KEYS[2], 'version', last, 'head', head, 'status', status)
+if n_meta > 0 then
+  redis.call('HSET', KEYS[2], unpack(meta))
+end
+if command_key ~= '' then
+  redis.call('HSET', KEYS[3], command_key, digest .. ':' .. (version + 1) .. ':' .. last)
+end
+redis.call('XADD', KEYS[4], '*', 'game', game_id, 'from', version + 1, 'to', last)
+for i = 5, 7 do
+  redis.call('ZREM', KEYS[i], game_id)
+end
+local index = {waiting = 5, playing = 6, finished = 7}
+redis.call('ZADD', KEYS[index[status]], created_at, game_id)
+if due_at ~= '' then
+  redis.call('ZADD', KEYS[8], due_at, game_id)
+else
+  redis.call('ZREM', KEYS[8], game_id)
+end
+return {'ok', tostring(last)}

@@ -1,0 +1,73 @@
+"""Where a game lives in Redis: every key of a game shares the hash tag of its partition.
+
+The partition is a pure function of the game id (CRC-32 mod ``PARTITIONS``), so any worker finds a
+game without a lookup, and Redis Cluster keeps a game's stream, metadata, command ids and its
+partition's log in one slot — which lets one script append atomically. ``PARTITIONS`` is fixed for
+the life of a deployment: changing it would move every game.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+PARTITIONS = 16
+STATUSES = ("waiting", "playing", "finished")
+
+
+def partition(game_id: str) -> int:
+    return zlib.crc32(game_id.encode()) % PARTITIONS
+
+
+class Keys:
+    """Key names under a namespace (so tests and deployments can share one server)."""
+
+    def __init__(self, namespace: str = "fp") -> None:
+        if "{" in namespace or "}" in namespace:
+            raise ValueError("a namespace must not contain braces: they would change the hash tag")
+        self.ns = namespace
+
+    def tag(self, p: int) -> str:
+        return f"{{p{p}}}"
+
+    def stream(self, game_id: str) -> str:
+        return f"{self.ns}:game:{self.tag(partition(game_id))}:{game_id}"
+
+    def meta(self, game_id: str) -> str:
+        return f"{self.ns}:meta:{self.tag(partition(game_id))}:{game_id}"
+
+    def commands(self, game_id: str) -> str:
+        return f"{self.ns}:cmds:{self.tag(partition(game_id))}:{game_id}"
+
+    def log(self, p: int) -> str:
+        return f"{self.ns}:log:{self.tag(p)}"
+
+    def index(self, p: int, status: str) -> str:
+        return f"{self.ns}:games:{self.tag(p)}:{status}"
+
+    def due(self, p: int) -> str:
+        return f"{self.ns}:due:{self.tag(p)}"
+
+    def game_keys(self, game_id: str) -> list[str]:
+        """The keys of the append script, in its order."""
+        p = partition(game_id)
+        return [
+            self.stream(game_id),
+            self.meta(game_id),
+            self.commands(game_id),
+            self.log(p),
+            *(self.index(p, s) for s in STATUSES),
+            self.due(p),
+        ]
+
+    def token(self, digest: str) -> str:
+        return f"{self.ns}:token:{digest}"
+
+    def player(self, player_id: str) -> str:
+        return f"{self.ns}:player:{player_id}"
+
+    def projection(self, name: str, ref: str) -> str:
+        """A read model; ``ref`` is a game id (then it shares the game's slot) or a player id."""
+        return f"{self.ns}:proj:{name}:{ref}"
+
+    def game_projection(self, name: str, game_id: str) -> str:
+        return f"{self.ns}:proj:{name}:{self.tag(partition(game_id))}:{game_id}"

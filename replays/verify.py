@@ -1,18 +1,25 @@
 """Verify an exported log offline: the chain, the secrets, the seed, and every decision re-made.
 
-1. The seed (when the log has it) hashes to the commitment the players were shown.
+1. The header names a game these rules replay; its seed (when the log has it) hashes to its commitment,
+   and that commitment is the one you were shown (``commitment``), if you kept it.
 2. Each envelope's hash chains to the one before; seqs run 1, 2, 3… without a gap; time never goes back.
+   The header's ``version`` and ``head`` name the last envelope, and its commitment and config are the
+   ones ``game_created`` records.
 3. Each recorded secret matches its digest.
 4. From ``initial(config, seed)``, every recorded command is decided again and must yield exactly the
    recorded events — public bytes equal, secret bytes (or, in a redacted log, the secret's digest) equal.
+   The seed is the header's, or else the one ``seed_revealed`` published in the log itself.
 
-The first divergence is reported by seq, with what was expected and what was found.
+The first divergence is reported by seq (0 is the header), with what was expected and what was found.
+A prefix of a game that ends between two commands, with a header naming its last event, is a valid
+shorter log: it verifies, with a note that the game goes on past it.
 """
 
 from __future__ import annotations
 
 import hmac
 from collections.abc import Callable
+from typing import Any
 
 import msgspec
 
@@ -31,6 +38,7 @@ from service.events.envelope import (
 from service.events.export import ExportHeader
 from service.rules.engine import Game, rules_for
 from service.rules.errors import RuleViolation
+from service.rules.rng import RNG_ID
 
 
 class Divergence(msgspec.Struct, frozen=True):
@@ -40,7 +48,8 @@ class Divergence(msgspec.Struct, frozen=True):
     found: str
 
     def __str__(self) -> str:
-        return f"seq {self.seq}: {self.what}: expected {self.expected}, found {self.found}"
+        where = "header" if self.seq == 0 else f"seq {self.seq}"
+        return f"{where}: {self.what}: expected {self.expected}, found {self.found}"
 
 
 class Verdict(msgspec.Struct, kw_only=True):
@@ -61,7 +70,8 @@ class Verdict(msgspec.Struct, kw_only=True):
         parts.append("every command re-decided" if self.redecided else "chain only (no seed: commands not re-decided)")
         parts.append(f"{self.secrets_checked} secrets checked")
         if self.secrets_unchecked:
-            parts.append(f"{len(self.secrets_unchecked)} secrets withheld, not checked (seqs {_ranges(self.secrets_unchecked)})")
+            seqs = _ranges(self.secrets_unchecked)
+            parts.append(f"{len(self.secrets_unchecked)} secrets not checked, the seed is needed (seqs {seqs})")
         return "; ".join(parts) + "".join(f"; {n}" for n in self.notes)
 
 
@@ -89,41 +99,67 @@ def verify(
     """Check the log; ``commitment`` is the seed commitment a player was shown at the start, if they kept it."""
     verdict = Verdict(game_id=header.game_id, events=len(envelopes), head=envelopes[-1].hash if envelopes else GENESIS)
     try:
-        seed = _check_header(header, envelopes, commitment)
-        _check_chain(header, envelopes, seed, verdict)
+        seed = _check_header(header, commitment)
+        _check_chain_first(header, envelopes, seed, verdict)
+        if seed is None:
+            seed = _revealed_seed(header, envelopes, verdict)
         if seed is None:
             verdict.notes.append("the seed is not in this log; it is revealed when the game ends")
         else:
-            _redecide(header, envelopes, seed, progress)
+            game = _redecide(header, envelopes, seed, progress)
             verdict.redecided = True
             # Re-deciding reproduced every withheld secret and matched it to its digest.
             verdict.secrets_checked += len(verdict.secrets_unchecked)
             verdict.secrets_unchecked = []
+            if game.rules.status_of(game.state) != "finished":
+                verdict.notes.append(f"the game goes on after version {game.version}: this log is a prefix of it")
     except _Rejected as r:
         verdict.ok, verdict.divergence = False, r.divergence
     return verdict
 
 
-def _check_header(header: ExportHeader, envelopes: list[Envelope], commitment: str | None) -> bytes | None:
+def _check_header(header: ExportHeader, commitment: str | None) -> bytes | None:
+    """What the header alone can show; the seed, if the header has it."""
     try:
-        rules_for(header.kind)
+        rules = rules_for(header.kind)
     except ValueError as e:
-        _fail(0, "header kind", "a known game kind", str(e))
-    if commitment is not None and commitment != header.seed_commitment:
+        _fail(0, "game kind", "a known game kind", str(e))
+    if header.rules_version != rules.RULES_VERSION:
+        _fail(0, "rules version", f"{rules.RULES_VERSION} (the version these rules replay)", header.rules_version)
+    if header.rng != RNG_ID:
+        _fail(0, "rng", RNG_ID, header.rng)
+    if commitment is not None and commitment.strip().lower() != header.seed_commitment:
         _fail(0, "seed commitment", f"{commitment} (the one you were shown)", header.seed_commitment)
-    if envelopes:
-        first = msgspec.json.decode(envelopes[0].public)
-        if first.get("seed_commitment") != header.seed_commitment:
-            _fail(1, "seed commitment in game_created", header.seed_commitment, first.get("seed_commitment"))
     if header.seed is None:
         return None
+    return _seed(0, header.seed, header.seed_commitment, "seed")
+
+
+def _seed(seq: int, text: str, commitment: str, what: str) -> bytes:
     try:
-        seed = bytes.fromhex(header.seed)
+        seed = bytes.fromhex(text)
     except ValueError:
-        _fail(0, "seed", "hex digits", header.seed)
-    if seed_commitment(seed) != header.seed_commitment:
-        _fail(0, "seed", f"a seed whose sha256 is {header.seed_commitment}", f"sha256 {seed_commitment(seed)}")
+        _fail(seq, what, "hex digits", text)
+    if seed_commitment(seed) != commitment:
+        expected = f"a seed whose sha256 is the commitment {commitment}"
+        _fail(seq, what, expected, f"{text}, whose sha256 is {seed_commitment(seed)}")
     return seed
+
+
+def _check_chain_first(header: ExportHeader, envelopes: list[Envelope], seed: bytes | None, verdict: Verdict) -> None:
+    """The chain; where it breaks at seq *k* and the seed is known, the commands before *k* are re-decided too,
+    so that a forged event sealed onto the chain (caught by the chain only at the next seq) is named itself."""
+    try:
+        _check_chain(header, envelopes, seed, verdict)
+    except _Rejected as broken:
+        seq = broken.divergence.seq
+        if seed is not None and seq > 1:
+            try:
+                _redecide(header, envelopes[: min(seq - 1, len(envelopes))], seed, None)
+            except _Rejected as earlier:
+                if earlier.divergence.seq < seq:
+                    raise earlier from None
+        raise
 
 
 def _check_chain(header: ExportHeader, envelopes: list[Envelope], seed: bytes | None, verdict: Verdict) -> None:
@@ -135,18 +171,61 @@ def _check_chain(header: ExportHeader, envelopes: list[Envelope], seed: bytes | 
         if env.game_id != header.game_id:
             _fail(seq, "game id", header.game_id, env.game_id)
         if env.prev_hash != prev:
-            _fail(seq, "prev_hash", prev, env.prev_hash)
+            _fail(seq, "prev_hash (the previous event is not the one this one was chained to)", prev, env.prev_hash)
+        if env.at < last_at:
+            _fail(seq, "time (it went back)", f"at ≥ {last_at}", env.at)
         actual = chain_hash(prev, canonical(body_of(env)))
         if env.hash != actual:
-            _fail(seq, "hash (the envelope was altered)", actual, env.hash)
-        if env.at < last_at:
-            _fail(seq, "time", f"at ≥ {last_at}", env.at)
+            _fail(seq, "hash (the envelope was altered after it was sealed)", actual, env.hash)
+        if seq == 1:
+            _check_created(header, env)
         _check_secret(env, seed, verdict)
         prev, last_at = env.hash, env.at
-    if envelopes and header.head != prev:
-        _fail(len(envelopes), "head named in the header", header.head, prev)
-    if header.version != len(envelopes):
-        _fail(len(envelopes), "event count named in the header", header.version, len(envelopes))
+    _check_end(header, envelopes)
+
+
+def _check_end(header: ExportHeader, envelopes: list[Envelope]) -> None:
+    """The header's ``version`` and ``head`` must name the log's last envelope."""
+    n, v = len(envelopes), header.version
+    head = envelopes[-1].hash if envelopes else GENESIS
+    if v > n:
+        _fail(
+            n + 1,
+            "event (the log ends early)",
+            f"{v} events ending at head {header.head[:12]} (as the header says)",
+            f"the log ends after {n} events, at head {head[:12]}",
+        )
+    if v < n:
+        expected = f"the log to end at version {v} (as the header says)"
+        _fail(max(v + 1, 0), "event (beyond the header's version)", expected, f"{n} events")
+    if header.head != head:
+        _fail(n, "head named in the header", header.head, head)
+
+
+def _check_created(header: ExportHeader, first: Envelope) -> None:
+    """``game_created`` is what the players were shown at the start; the header must agree with it."""
+    created = msgspec.json.decode(first.public)
+    if not isinstance(created, dict) or first.type != "game_created":
+        _fail(1, "event", "game_created", f"{first.type} {bytes(first.public).decode()}")
+    recorded = created.get("seed_commitment")
+    if recorded != header.seed_commitment:
+        _fail(0, "seed commitment in the header", f"{recorded} (as game_created records it)", header.seed_commitment)
+    config = created.get("config")
+    if config != msgspec.json.decode(header.config):
+        expected = f"{canonical(config).decode()} (as game_created records it)"
+        _fail(0, "config in the header", expected, bytes(header.config))
+
+
+def _revealed_seed(header: ExportHeader, envelopes: list[Envelope], verdict: Verdict) -> bytes | None:
+    """A finished game published its seed in ``seed_revealed``: with it, anyone can re-decide the game."""
+    for env in reversed(envelopes):
+        if env.type == "seed_revealed":
+            revealed = msgspec.json.decode(env.public)
+            text = revealed.get("seed") if isinstance(revealed, dict) else None
+            seed = _seed(env.seq, str(text), header.seed_commitment, "seed revealed")
+            verdict.notes.append(f"seed taken from seed_revealed at seq {env.seq}")
+            return seed  # re-deciding checks every secret, present or withheld, against it
+    return None
 
 
 def _check_secret(env: Envelope, seed: bytes | None, verdict: Verdict) -> None:
@@ -154,21 +233,23 @@ def _check_secret(env: Envelope, seed: bytes | None, verdict: Verdict) -> None:
         if has_secret(env):
             _fail(env.seq, "secret", "no secret (the event has no digest)", bytes(env.secret))
         return
-    if not has_secret(env):
-        verdict.secrets_unchecked.append(env.seq)
-        return
-    if seed is None:
+    if not has_secret(env) or seed is None:
         verdict.secrets_unchecked.append(env.seq)
         return
     actual = secret_digest(seed, env.seq, bytes(env.secret))
     if not hmac.compare_digest(actual, env.secret_digest):
-        _fail(env.seq, "secret (does not match its digest)", env.secret_digest, actual)
+        _fail(
+            env.seq,
+            "secret (does not match its digest)",
+            f"a secret whose digest is {env.secret_digest[:16]}…",
+            f"{bytes(env.secret).decode()}, whose digest is {actual[:16]}…",
+        )
     verdict.secrets_checked += 1
 
 
 def _redecide(
     header: ExportHeader, envelopes: list[Envelope], seed: bytes, progress: Callable[[int], None] | None
-) -> None:
+) -> Game:
     rules = rules_for(header.kind)
     try:
         config = msgspec.json.decode(header.config, type=rules.CONFIG)
@@ -178,42 +259,92 @@ def _redecide(
     i = 0
     while i < len(envelopes):
         first = envelopes[i]
-        if first.command == NULL:
-            _fail(first.seq, "command", "the command that produced this batch", "none recorded")
-        try:
-            command = game.codec.decode_command(first.command)
-        except msgspec.DecodeError as e:
-            _fail(first.seq, "command", "a command of this game", f"{bytes(first.command).decode()} ({e})")
-        try:
-            produced, state = game.decide(command, actor_seat(first.actor), first.at, first.command_id)
-        except RuleViolation as e:
-            _fail(first.seq, "command accepted by the rules", bytes(first.command).decode(), f"{e.code}: {e.message}")
+        produced, state = _decide_again(game, first)
         recorded = envelopes[i : i + len(produced)]
         for want, got in zip(produced, recorded, strict=False):
-            _same_event(want, got, seed)
+            _same_event(want, got)
         if len(recorded) < len(produced):
-            _fail(first.seq + len(recorded), "event", produced[len(recorded)].type, "the log ends")
+            missing = produced[len(recorded)]
+            why = "event (the log ends inside a command's batch)"
+            _fail(missing.seq, why, f"{missing.type}, decided by the command at seq {first.seq}", "the log ends")
         game.commit(produced, state)
         i += len(produced)
         if i < len(envelopes) and envelopes[i].command == NULL:
-            _fail(envelopes[i].seq, "event", "the next command's first event", f"{envelopes[i].type} (an extra event)")
+            extra = envelopes[i]
+            _fail(
+                extra.seq,
+                "event (not decided by any command)",
+                f"the next command's first event (the batch of seq {first.seq} ends at seq {i})",
+                f"{extra.type} {bytes(extra.public).decode()}",
+            )
         if progress is not None:
             progress(i)
+    return game
 
 
-def _same_event(want: Envelope, got: Envelope, seed: bytes) -> None:
+def _decide_again(game: Game, first: Envelope) -> tuple[list[Envelope], Any]:
+    """Decide the command recorded with ``first`` on the state before it, as the service did."""
+    if first.command == NULL:
+        _fail(first.seq, "command", "the command that produced this batch", "none recorded")
+    text = bytes(first.command).decode(errors="replace")
+    try:
+        command = game.codec.decode_command(first.command)
+    except msgspec.DecodeError as e:
+        _fail(first.seq, "command", "a command of this game", f"{text} ({e})")
+    if first.actor != "server" and not (first.actor.startswith("seat:") and first.actor[5:].isdecimal()):
+        _fail(first.seq, "actor", "server or seat:<n>", first.actor)
+    try:
+        return game.decide(command, actor_seat(first.actor), first.at, first.command_id)
+    except RuleViolation as e:
+        refused = f"{text} from {first.actor}, refused: {e.code}: {e.message}"
+        _fail(first.seq, "command (the rules refuse it)", "a command the rules accept", refused)
+    except Exception as e:  # a log the service wrote never holds a command the rules cannot decide
+        failed = f"{text} from {first.actor}: {type(e).__name__}: {e}"
+        _fail(first.seq, "command (the rules fail on it)", "a command the rules can decide", failed)
+    raise AssertionError  # unreachable: _fail raises
+
+
+def _same_event(want: Envelope, got: Envelope) -> None:
     seq = got.seq
     if want.type != got.type or bytes(want.public) != bytes(got.public):
-        _fail(seq, "event", bytes(want.public), bytes(got.public))
+        _fail(seq, "event", *_difference(want.type, bytes(want.public), got.type, bytes(got.public)))
     if want.actor != got.actor or want.at != got.at:
         _fail(seq, "actor and time", f"{want.actor} at {want.at}", f"{got.actor} at {got.at}")
     if has_secret(got):
         if bytes(want.secret) != bytes(got.secret):
-            _fail(seq, "secret", bytes(want.secret), bytes(got.secret))
+            _fail(seq, "secret", *_difference("", bytes(want.secret), "", bytes(got.secret)))
     elif want.secret_digest != got.secret_digest:
         _fail(seq, "secret digest", want.secret_digest, got.secret_digest)
     if want.hash != got.hash:
         _fail(seq, "hash", want.hash, got.hash)
+
+
+def _difference(want_type: str, want: bytes, got_type: str, got: bytes) -> tuple[str, str]:
+    """The two events (or secrets), showing only where they differ when they are of one type."""
+    if want_type != got_type:
+        return f"{want_type} {want.decode()}", f"{got_type} {got.decode()}"
+    diffs = _diffs(msgspec.json.decode(want), msgspec.json.decode(got), "")
+    if not diffs:
+        return want.decode(), f"{got.decode()} (the same values, but not the canonical bytes)"
+    if any(path == "" for path, _, _ in diffs):
+        return want.decode(), got.decode()
+
+    def show(side: int) -> str:
+        return ", ".join(f"{d[0]}={canonical(d[side]).decode()}" if d[side] is not ... else f"no {d[0]}" for d in diffs)
+
+    return f"{want_type} with {show(1)}" if want_type else show(1), show(2)
+
+
+def _diffs(a: Any, b: Any, path: str) -> list[tuple[str, Any, Any]]:
+    """``(path, a's value, b's value)`` where they differ: into objects, and one level into lists of one length."""
+    if a == b:
+        return []
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys = sorted(a.keys() | b.keys())
+        return [d for k in keys for d in _diffs(a.get(k, ...), b.get(k, ...), f"{path}.{k}" if path else k)]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and path:
+        return [(f"{path}[{i}]", x, y) for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+    return [(path, a, b)]
 
 
 def _ranges(seqs: list[int]) -> str:

@@ -24,20 +24,20 @@ def bot(kind: str, name: str) -> Bot:
     return BOTS[kind][name]()
 
 
-def next_move(rules: Any, s: Any, bots: list[Bot], rnd: random.Random) -> tuple[int, msgspec.Struct] | None:
-    """Who acts next and with what: the awaited seat; else any seat that interrupts; else the seat whose turn it is."""
+def next_move(
+    rules: Any, s: Any, bots: list[Bot], rnd: random.Random, seats: set[int] | None = None
+) -> tuple[int, msgspec.Struct] | None:
+    """Who acts next and with what: the awaited seat; else any seat that interrupts; else the seat whose turn
+    it is. Only ``seats`` (default: all) are played; ``None`` when none of them acts now."""
     if s.pending is not None:
-        seat = s.pending.seat
-        return seat, bots[seat].choose(s, seat, rules.legal_commands(s, seat), rnd)
-    turn = s.turn_seat
-    for seat in [*s.opponents(turn)]:
+        order = [s.pending.seat]
+    else:
+        order = [*s.opponents(s.turn_seat), s.turn_seat]
+    for seat in order:
+        if seats is not None and seat not in seats:
+            continue
         legal = rules.legal_commands(s, seat)
-        if legal:
-            command = bots[seat].choose(s, seat, legal, rnd)
-            if command is not None:
-                return seat, command
-    legal = rules.legal_commands(s, turn)
-    if not legal:
-        return None
-    command = bots[turn].choose(s, turn, legal, rnd)
-    return (turn, command) if command is not None else None
+        command = bots[seat].choose(s, seat, legal, rnd) if legal else None
+        if command is not None:
+            return seat, command
+    return None

@@ -7,7 +7,11 @@ describes one happening and the envelope splits it into ``public`` and ``secret`
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
+
+CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+$")]
 
 
 class Event(msgspec.Struct, tag_field="type", frozen=True, omit_defaults=True, kw_only=True):
@@ -27,8 +31,8 @@ class Command(
     rules decide on; the log stores the command without them (see ``envelope.command_body``).
     """
 
-    command_id: str | None = msgspec.field(default=None)
-    expected_version: int | None = msgspec.field(default=None)
+    command_id: CommandId | None = None
+    expected_version: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
 class Config(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True, forbid_unknown_fields=True):
@@ -36,8 +40,16 @@ class Config(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True, forb
 
 
 class Player(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True):
-    """Who sits in a seat: a registered player, an anonymous name, or a server bot."""
+    """Who sits in a seat: a registered player, a guest (a name for one game), or a server bot.
+
+    The service gives every seated player a ``player_id``; statistics count registered players only.
+    """
 
     name: str
     player_id: str | None = None
     bot: str | None = None
+    guest: bool = False
+
+    @property
+    def registered(self) -> bool:
+        return self.player_id is not None and self.bot is None and not self.guest

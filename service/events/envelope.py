@@ -27,7 +27,10 @@ def canonical(obj: Any) -> bytes:
 
 
 class Body(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True):
-    """What the hash covers: everything about an event except its secret."""
+    """What the hash covers: everything about an event except its secret.
+
+    ``command`` is the command that produced the batch, on its first event, and ``null`` on the others.
+    """
 
     game_id: str
     seq: int
@@ -35,9 +38,9 @@ class Body(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True):
     public: msgspec.Raw
     at: int
     prev_hash: str
+    command: msgspec.Raw
     actor: str = "server"
     command_id: str | None = None
-    command: msgspec.Raw = NULL
     secret_digest: str | None = None
 
 
@@ -45,17 +48,14 @@ class Envelope(Body, frozen=True, kw_only=True):
     """An event as stored and exported: its body, its hash, and its secret (``null`` when redacted)."""
 
     hash: str
-    secret: msgspec.Raw = NULL
+    secret: msgspec.Raw
 
 
 _BODY_FIELDS = Body.__struct_fields__
 
 
 def body_of(env: Envelope) -> Body:
-    values = {f: getattr(env, f) for f in _BODY_FIELDS}
-    if values["command"] == NULL:
-        values["command"] = NULL  # the default object itself, so the field is omitted again
-    return Body(**values)
+    return Body(**{f: getattr(env, f) for f in _BODY_FIELDS})
 
 
 def chain_hash(prev_hash: str, body: bytes) -> str:

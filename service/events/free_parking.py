@@ -316,3 +316,18 @@ FreeParkingCommand = Union[
 ]
 
 SERVER_COMMANDS = (Create, TakeSeat, Timeout)
+
+FreeParkingClientCommand = Union[
+    FeedMeter,
+    RunErrand,
+    FreeParking,
+    TimeExpires,
+    SwapThree,
+    Discard,
+    DrawSecondChance,
+    EndTurn,
+    OfficerJones,
+    TalkOut,
+    Accept,
+    Choose,
+]

@@ -32,7 +32,7 @@ def rules_for(kind: str) -> ModuleType:
 class Game:
     """A game's decider state at ``state.version`` and the chain ``head`` there."""
 
-    __slots__ = ("rules", "game_id", "seed", "state", "head", "last_at")
+    __slots__ = ("rules", "game_id", "seed", "state", "head", "last_at", "created_at")
 
     def __init__(self, rules: ModuleType, game_id: str, seed: bytes, state: Any, head: str, last_at: int) -> None:
         self.rules = rules
@@ -41,6 +41,7 @@ class Game:
         self.state = state
         self.head = head
         self.last_at = last_at
+        self.created_at = 0
 
     @classmethod
     def new(cls, kind: str, game_id: str, config: Any, seed: bytes) -> Game:
@@ -94,7 +95,8 @@ class Game:
     def commit(self, envelopes: list[Envelope], state: Any) -> None:
         """Adopt a decision the store accepted."""
         if envelopes:
-            self.state, self.head, self.last_at = state, envelopes[-1].hash, envelopes[-1].at
+            self._moved(envelopes)
+            self.state = state
 
     def play(self, command: msgspec.Struct, seat: int | None, at: int, command_id: str | None = None) -> list[Envelope]:
         """Decide and commit at once: for simulations and tests that have no store."""
@@ -108,7 +110,13 @@ class Game:
         for env in envelopes:
             state = evolve(state, codec.join(env.public, env.secret))
         if envelopes:
-            self.state, self.head, self.last_at = state, envelopes[-1].hash, envelopes[-1].at
+            self._moved(envelopes)
+            self.state = state
+
+    def _moved(self, envelopes: list[Envelope]) -> None:
+        self.head, self.last_at = envelopes[-1].hash, envelopes[-1].at
+        if envelopes[0].seq == 1:
+            self.created_at = envelopes[0].at
 
     def view(self, seat: int | None, *, reveal: bool = False) -> Any:
         v = self.rules.view(self.state, seat, reveal=reveal)

@@ -20,13 +20,14 @@ from .state import State
 METER_GAINS = {"add_20": 20, "add_40": 40, "set_60": METER_MAX}
 
 
-def script(s: State, kind: str, by: int) -> tuple[str, ...]:
-    """The steps of an action of ``kind`` started by seat ``by`` on the table ``s`` (after the card left the hand)."""
+def script(s: State, kind: str, by: int, target: int | None = None) -> tuple[str, ...]:
+    """The steps of an action of ``kind`` started by seat ``by`` (against ``target``, for the specials
+    played on a seat) on the table ``s``, after the card left the hand."""
     me = s.seats[by]
     if kind == "officer_jones":
         return ("respond:t", "card:t", "lose:t")
     if kind == "time_expires":
-        return ("respond:t", "expire:t")
+        return ("respond:t", "expire:t") if target is not None and s.seats[target].meter > 0 else ()
     if kind == "take_point":
         if not any(s.seats[o].points for o in s.opponents(by)):
             return ()

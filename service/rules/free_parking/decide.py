@@ -55,6 +55,8 @@ def run(state: State, command: msgspec.Struct, seat: int | None, at: int) -> tup
     handler = _HANDLERS.get(type(command))
     if handler is None:
         raise RuleViolation("unknown_command", f"{type(command).__name__} is not a command of this game")
+    if seat is not None and not 0 <= seat < state.n:  # else seat -1 would act with the last seat's hand
+        raise RuleViolation("not_a_seat", f"There is no seat {seat} at this table", seat=seat)
     batch = Batch(state, at)
     handler(batch, command, seat)
     return batch.events, batch.state
@@ -129,6 +131,8 @@ def _create(b: Batch, c: Create, seat: int | None) -> None:
     _server_only(seat)
     if b.state.phase != "new":
         raise RuleViolation("already_created", "This game already exists")
+    if b.state.config.mode == "tournament":
+        raise RuleViolation("mode_unavailable", "Tournament mode is not available yet; play a standard game")
     b.emit(
         ev.GameCreated(
             kind="free-parking",
@@ -185,10 +189,11 @@ def _draw(b: Batch, seat: int, count: int, reason: str) -> None:
         b.emit(ev.CardsDrawn(seat=seat, count=len(take), reason=reason, secret=ev.CardsSecret(cards=take)))
 
 
-def _end_turn(b: Batch) -> None:
+def _end_turn(b: Batch, after: int | None = None) -> None:
+    """The turn passes to the next seat — or to ``after``, where a trade moved the player who was next."""
     seat = b.state.turn_seat
     b.emit(ev.TurnEnded(seat=seat))
-    _begin_turn(b, (seat + 1) % b.state.n)
+    _begin_turn(b, (seat + 1) % b.state.n if after is None else after)
 
 
 def _check_win(b: Batch, seat: int) -> None:
@@ -385,7 +390,7 @@ def _resolve(b: Batch) -> None:
         if not a.steps:
             b.emit(ev.ActionResolved(card=a.card, cancelled=a.cancelled))
             if a.kind not in ("officer_jones", "time_expires"):
-                _end_turn(b)  # a Second Chance card ends the turn once resolved
+                _end_turn(b, _next_after_trade(s, a))  # a Second Chance card ends the turn once resolved
             return
         step = a.steps[0]
         kind, seat = actions.what(step), actions.who(s, step)
@@ -400,6 +405,15 @@ def _resolve(b: Batch) -> None:
             b.emit(ev.ChoiceAwaited(seat=seat, choice=kind, options=options, deadline_at=b.deadline))
             return
         _EFFECTS[kind](b, seat)
+
+
+def _next_after_trade(s: State, a: Any) -> int | None:
+    """"Play proceeds to the next person whose turn it would have been if you hadn't moved": when the drawer
+    traded with the player on their left, that player — now in the drawer's old seat — plays next."""
+    nxt = (s.turn_seat + 1) % s.n
+    if a.kind == "trade_places" and not a.cancelled and a.target == nxt:
+        return s.turn_seat
+    return None
 
 
 def _options(s: State, kind: str, seat: int) -> tuple[Any, ...]:

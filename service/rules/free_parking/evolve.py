@@ -12,6 +12,7 @@ import msgspec
 from service.events import free_parking as ev
 from service.events.common import SeatTaken, SeedRevealed
 
+from .actions import script
 from .state import Action, Pending, State, with_seat, without
 
 replace = msgspec.structs.replace
@@ -133,10 +134,7 @@ def _(e: ev.SecondChanceDrawn, s: State) -> State:
 
 
 def _script(s: State, kind: str, e: msgspec.Struct) -> tuple[str, ...]:
-    # Imported here: the scripts are rules, and this module only replays what they said.
-    from .actions import script
-
-    return script(s, kind, e.seat)
+    return script(s, kind, e.seat, getattr(e, "target", None))
 
 
 @_apply.register

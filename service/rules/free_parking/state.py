@@ -93,8 +93,10 @@ def with_seat(state: State, seat: int, **changes: object) -> State:
 
 
 def without(items: tuple[str, ...], *gone: str) -> tuple[str, ...]:
-    """``items`` less one copy of each of ``gone``."""
+    """``items`` less one copy of each of ``gone``. A card that is not there is skipped: folding a redacted
+    log, a hand's hidden cards were never placed (``decide`` checks every card it moves, so a full log always has it)."""
     out = list(items)
     for g in gone:
-        out.remove(g)
+        if g in out:
+            out.remove(g)
     return tuple(out)

@@ -11,7 +11,7 @@ from typing import Literal
 import msgspec
 
 from service.events.base import Command
-from service.events.free_parking import FreeParkingCommand
+from service.events.free_parking import FreeParkingClientCommand
 
 from . import cards
 from .legal import legal_commands
@@ -75,7 +75,7 @@ class FreeParkingView(msgspec.Struct, kw_only=True):
     you: You | None
     pending: PendingView | None
     decks: DecksView
-    legal: list[FreeParkingCommand]
+    legal: list[FreeParkingClientCommand]
     winner: int | None
 
 

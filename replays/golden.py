@@ -1,0 +1,81 @@
+"""Golden logs: recorded games under ``replays/golden/`` that must verify, from the file alone, forever.
+
+``RECIPES`` lists how each one was first played. ``write`` plays and writes only the missing ones: an
+existing golden is a record of what rules_version 1 did and is never rewritten (``python -m replays
+golden --write``; see ``golden/README.md``). Verifying a golden needs nothing here but ``DIR`` and
+``files``: playing one needs the bots, imported only by ``write``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DIR = Path(__file__).parent / "golden"
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """One golden game: who sat where, the seed, and how often the server's deadline answered for a seat."""
+
+    name: str
+    seats: int
+    bots: tuple[str, ...]
+    timeouts: float = 0.0
+    kind: str = "free-parking"
+    options: dict = field(default_factory=dict)
+
+    @property
+    def game_id(self) -> str:
+        return f"golden-{self.name}"
+
+    @property
+    def seed(self) -> bytes:
+        return hashlib.sha256(f"golden seed:{self.game_id}".encode()).digest()
+
+    @property
+    def bots_seed(self) -> int:
+        return int.from_bytes(hashlib.sha256(f"golden bots:{self.game_id}".encode()).digest()[:8], "big")
+
+    @property
+    def path(self) -> Path:
+        return DIR / f"{self.game_id}.ndjson"
+
+
+RECIPES: tuple[Recipe, ...] = (
+    Recipe("fp-2-greedy", 2, ("greedy", "greedy")),
+    Recipe("fp-4-greedy-random-timeouts", 4, ("greedy", "random") * 2, timeouts=0.25),
+    Recipe("fp-5-random", 5, ("random",) * 5, options={"response_seconds": 30}),
+    Recipe("fp-8-greedy-timeouts", 8, ("greedy",) * 8, timeouts=0.5),
+)
+
+
+def files(directory: Path = DIR) -> list[Path]:
+    return sorted(directory.glob("*.ndjson"))
+
+
+def play(recipe: Recipe) -> bytes:
+    """The export of ``recipe`` played to its end, seed in the header."""
+    from service.events.export import dumps
+    from service.rules.engine import export_header
+    from service.simulate import new_game, play
+
+    sim = new_game(recipe.kind, recipe.seats, recipe.seed, recipe.game_id, list(recipe.bots), recipe.options)
+    for _ in play(sim, list(recipe.bots), random.Random(recipe.bots_seed), timeouts=recipe.timeouts):
+        pass
+    return dumps(export_header(sim.game, with_seed=True), sim.envelopes)
+
+
+def write(recipes: tuple[Recipe, ...] = RECIPES) -> list[tuple[Recipe, bool]]:
+    """Write every golden that is missing; ``(recipe, written)`` for each, ``False`` when it was kept as it is."""
+    DIR.mkdir(exist_ok=True)
+    out = []
+    for recipe in recipes:
+        if recipe.path.exists():
+            out.append((recipe, False))
+            continue
+        recipe.path.write_bytes(play(recipe))
+        out.append((recipe, True))
+    return out

@@ -8,10 +8,16 @@ local expected = tonumber(ARGV[1])
 local command_key, digest, game_id = ARGV[2], ARGV[3], ARGV[4]
 local status, created_at, due_at = ARGV[5], ARGV[6], ARGV[7]
 
+local index = {waiting = 5, playing = 6, finished = 7}
+if not index[status] then
+  return redis.error_reply('ERR append: unknown status ' .. status)
+end
+
 if command_key ~= '' then
   local record = redis.call('HGET', KEYS[3], command_key)
   if record then
-    if string.sub(record, 1, string.len(digest)) == digest then
+    -- the record is digest:first:last; the same body has exactly the recorded digest (not a prefix of it)
+    if string.sub(record, 1, string.len(digest) + 1) == digest .. ':' then
       return {'duplicate', record}
     end
     return {'command_id_reused', record}
@@ -51,11 +57,10 @@ redis.call('XADD', KEYS[4], '*', 'game', game_id, 'from', version + 1, 'to', las
 for i = 5, 7 do
   redis.call('ZREM', KEYS[i], game_id)
 end
-local index = {waiting = 5, playing = 6, finished = 7}
 redis.call('ZADD', KEYS[index[status]], created_at, game_id)
 if due_at ~= '' then
   redis.call('ZADD', KEYS[8], due_at, game_id)
 else
   redis.call('ZREM', KEYS[8], game_id)
 end
-return {'ok', tostring(last)}
+return {'ok', tostring(last), tostring(version + 1)}

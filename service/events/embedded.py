@@ -15,9 +15,9 @@ from typing import Any
 import fakeredis
 import msgspec
 
-from .journal import Journal
+from .journal import Journal, JournalCorrupt
 from .keys import STATUSES
-from .store import AppendRequest, Appended, Store, append_args
+from .store import AppendRequest, Appended, ProjectionCorrupt, Projected, Store, StoreUnavailable, append_args
 
 _record = msgspec.msgpack.Encoder()
 
@@ -40,23 +40,34 @@ class EmbeddedStore(Store):
         self._journal_path = data_dir / "journal.bin" if data_dir else None
         self._journal: Journal | None = None
         self._fsync = fsync
+        self._broken: str | None = None  # why writes are refused: the journal failed, memory is ahead of it
 
     async def open(self) -> EmbeddedStore:
         """Replay the journal into a fresh in-memory server, then start journalling."""
         if self._journal_path is not None:
-            for payload in Journal.records(self._journal_path):
+            for n, payload in enumerate(Journal.records(self._journal_path)):
                 op = _decode_op.decode(payload)
                 args = [_decode_request.decode(op.args[0])] if op.op == "append" else op.args
-                await getattr(self, f"_op_{op.op}")(*args)
+                result = await getattr(self, f"_op_{op.op}")(*args)
+                if not _changed(result):  # only writes that took were journalled: each must take again
+                    raise JournalCorrupt(f"{self._journal_path}: record {n} ({op.op}) did not apply again: {result!r}")
             self._journal = Journal(self._journal_path, fsync=self._fsync)
         return self
 
     async def _write(self, op: str, *args: Any) -> Any:
         async with self._lock:
+            if self._broken is not None:
+                raise StoreUnavailable(self._broken)
             result = await getattr(self, f"_op_{op}")(*args)
             if self._journal is not None and _changed(result):
                 stored = [_record.encode(args[0])] if op == "append" else list(args)
-                self._journal.write(_record.encode(_Op(op, stored)))
+                try:
+                    self._journal.write(_record.encode(_Op(op, stored)))
+                except OSError as e:
+                    # this write is in memory but not in the journal: later writes would build on it and
+                    # then fail to replay, so none is accepted until a restart reloads the journal
+                    self._broken = f"the journal {self._journal_path} could not be written ({e}); restart the service"
+                    raise StoreUnavailable(self._broken) from e
             return result
 
     async def close(self) -> None:
@@ -72,9 +83,9 @@ class EmbeddedStore(Store):
         if req.command_key:
             record = await r.hget(commands, req.command_key)
             if record is not None:
-                first, last = (int(x) for x in record.decode().split(":")[1:])
-                same = record.decode().startswith(req.command_digest)
-                return Appended("duplicate" if same else "command_id_reused", last, first, last)
+                digest, first, last = record.decode().split(":")
+                same = digest == req.command_digest  # exactly the recorded digest, not a prefix of it
+                return Appended("duplicate" if same else "command_id_reused", int(last), int(first), int(last))
         version = int(await r.hget(meta, "version") or 0)
         if version != req.expected_version:
             return Appended("conflict", version)
@@ -96,8 +107,48 @@ class EmbeddedStore(Store):
         await pipe.execute()
         return Appended("ok", last, version + 1, last)
 
+    async def _op_project_game(
+        self, game_id: str, expected: int, applied: int, model: bytes, lines: list[str]
+    ) -> Projected:
+        """The projection script's contract (``project.lua``): compare-and-set of a game's checkpoint."""
+        scores, audit = self.keys.game_projection("scores", game_id), self.keys.game_projection("audit", game_id)
+        current = int(await self.r.hget(scores, "applied") or 0)
+        if current != expected:
+            return Projected(False, current)
+        if await self.r.llen(audit) != current:
+            raise ProjectionCorrupt(f"game {game_id}: its audit list does not hold {current} lines")
+        pipe = self.r.pipeline(transaction=True)
+        pipe.hset(scores, mapping={"applied": applied, "model": model})
+        if lines:
+            pipe.rpush(audit, *lines)
+        await pipe.execute()
+        return Projected(True, applied)
+
+    async def _op_project_result(
+        self, player_id: str, game_id: str, version: int, entry: bytes, counters: dict[str, int]
+    ) -> Projected:
+        """The upsert script's contract (``upsert.lua``), step for step."""
+        key = self.keys.projection("results", player_id)
+        old = await self.r.hget(key, f"c:{game_id}")
+        pipe = self.r.pipeline(transaction=True)
+        if old is not None:
+            stored, *added = old.decode().split(" ")
+            if int(stored) >= version:
+                return Projected(False, int(stored))
+            for item in added:
+                field, delta = item.split("=")
+                pipe.hincrby(key, field, -int(delta))
+        for field, delta in counters.items():
+            pipe.hincrby(key, field, delta)
+        record = " ".join([str(version), *(f"{f}={d}" for f, d in counters.items())])
+        pipe.hset(key, mapping={f"g:{game_id}": entry, f"c:{game_id}": record})
+        await pipe.execute()
+        return Projected(True, version)
+
 
 def _changed(result: Any) -> bool:
-    """Whether a write op wrote anything (an append that was refused did not)."""
+    """Whether a write op wrote anything (an append or a projection write that was refused did not)."""
+    if isinstance(result, Projected):
+        return result.applied
     return not isinstance(result, Appended) or result.outcome == "ok"
 

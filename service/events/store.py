@@ -20,6 +20,16 @@ from .envelope import Envelope, canonical
 from .keys import PARTITIONS, STATUSES, Keys, partition
 
 APPEND_LUA = resources.files(__package__).joinpath("append.lua").read_text()
+PROJECT_LUA = resources.files(__package__).joinpath("project.lua").read_text()
+UPSERT_LUA = resources.files(__package__).joinpath("upsert.lua").read_text()
+# forget a game's due action only if its version is still ARGV[1]: one script, so no append can land between
+# the check and the ZREM (its new due action would be lost). KEYS: meta, due (one slot); ARGV: version, game id
+CLEAR_DUE_LUA = """
+if redis.call('HGET', KEYS[1], 'version') == ARGV[1] then
+  return redis.call('ZREM', KEYS[2], ARGV[2])
+end
+return 0
+"""
 
 
 class StoreUnavailable(Exception):
@@ -47,12 +57,32 @@ class AppendRequest(msgspec.Struct, frozen=True, kw_only=True):
     command_digest: str = ""
     meta: dict[str, str] = {}
 
+    def __post_init__(self) -> None:
+        # checked before anything is written: the script would otherwise fail midway (status) or
+        # record a pointer to an empty range and a head nothing hashes to (no entries)
+        if not self.entries:
+            raise ValueError(f"an append to {self.game_id} needs at least one entry")
+        if self.status not in STATUSES:
+            raise ValueError(f"unknown status {self.status!r}; one of {', '.join(STATUSES)}")
+
 
 class Appended(msgspec.Struct, frozen=True):
     outcome: Outcome
     version: int
     first: int = 0
     last: int = 0
+
+
+class Projected(msgspec.Struct, frozen=True):
+    """What a projection write did: ``applied`` (or refused: the checkpoint had moved / the item was already there)
+    and the checkpoint (or item version) now stored."""
+
+    applied: bool
+    version: int
+
+
+class ProjectionCorrupt(Exception):
+    """A game's audit list does not hold one line per applied event: something other than a projector wrote it."""
 
 
 class CommandRecord(msgspec.Struct, frozen=True):
@@ -85,7 +115,7 @@ def _parse_append(result: list[Any]) -> Appended:
         return Appended(outcome, rec.last, rec.first, rec.last)
     if outcome == "conflict":
         return Appended("conflict", int(detail))
-    return Appended("ok", int(detail))
+    return Appended("ok", int(detail), int(result[2]), int(detail))
 
 
 def append_args(keys: Keys, req: AppendRequest) -> tuple[list[str], list[Any]]:
@@ -106,6 +136,12 @@ def append_args(keys: Keys, req: AppendRequest) -> tuple[list[str], list[Any]]:
     argv += req.entries
     argv.append(req.head)
     return keys.game_keys(req.game_id), argv
+
+
+def _raise_first(results: list[Any]) -> None:
+    for r in results:
+        if isinstance(r, Exception):
+            raise r
 
 
 class Store:
@@ -137,6 +173,42 @@ class Store:
     async def clear_due(self, game_id: str, version: int) -> None:
         """Forget a game's due server action, unless the game moved on since ``version``."""
         await self._write("clear_due", game_id, version)
+
+    # --- projections (service/projections): read models written beside the events -------------
+
+    async def project_game(
+        self, game_id: str, expected: int, applied: int, model: bytes, lines: list[str]
+    ) -> Projected:
+        """Store a game's read model (``proj:scores``: fields ``applied``, ``model``) and append its audit lines
+        (``proj:audit``), moving its checkpoint from ``expected`` to ``applied``; refused unless it is at ``expected``.
+        """
+        return await self._write("project_game", game_id, expected, applied, model, lines)
+
+    async def project_result(
+        self, player_id: str, game_id: str, version: int, entry: bytes, counters: dict[str, int]
+    ) -> Projected:
+        """Upsert one game's result into a player's results (``proj:results:<player_id>``), idempotently:
+        a game already stored at ``version`` or later is left alone; an older one is replaced, counters and all."""
+        return await self._write("project_result", player_id, game_id, version, entry, counters)
+
+    async def drop_projections(self) -> int:
+        """Delete every read model (every ``proj:`` key of the namespace); answers how many keys went."""
+        return await self._write("drop_projections")
+
+    async def _op_drop_projections(self) -> int:
+        prefix = f"{self.keys.ns}:proj:"
+        scores, audit = f"{prefix}scores:", f"{prefix}audit:"
+        names = [k.decode() async for k in self.r.scan_iter(match=f"{prefix}*", count=1000)]
+        games = {n[len(p) :] for n in names for p in (scores, audit) if n.startswith(p)}
+        dropped = 0
+        # cross-slot read models (players' results) first: a projector still running re-adds a finished game's result
+        # only while that game's own read model is still there, and then the replay of the game upserts it again
+        for name in names:
+            if not name.startswith((scores, audit)):
+                dropped += await self.r.delete(name)
+        for game in games:  # a game's read model and its audit list in one DEL (one slot): never one without the other
+            dropped += await self.r.delete(scores + game, audit + game)
+        return dropped
 
     async def _op_put_token(self, digest: str, record: bytes) -> None:
         await self.r.set(self.keys.token(digest), record)
@@ -196,7 +268,8 @@ class Store:
         for p in range(PARTITIONS):
             got = await self._read(self.r.zrangebyscore(self.keys.due(p), 0, now, start=0, num=limit, withscores=True))
             out += [(gid.decode(), int(score)) for gid, score in got]
-        return out
+        out.sort(key=lambda row: (row[1], row[0]))  # the soonest first, across partitions
+        return out[:limit]
 
     async def ping(self) -> bool:
         try:
@@ -220,8 +293,12 @@ class RedisStore(Store):
     def __init__(self, client: Any, namespace: str = "fp", *, waitaof: bool = False) -> None:
         super().__init__(client, namespace)
         self._script = client.register_script(APPEND_LUA)
+        self._project = client.register_script(PROJECT_LUA)
+        self._upsert = client.register_script(UPSERT_LUA)
+        self._clear_due = client.register_script(CLEAR_DUE_LUA)
         self._queue: list[tuple[AppendRequest, asyncio.Future[Appended]]] = []
         self._flushing = False
+        self._flusher: asyncio.Task[None] | None = None  # held: the loop keeps only a weak reference to a task
         self.waitaof = waitaof
 
     @classmethod
@@ -229,12 +306,61 @@ class RedisStore(Store):
         client = aioredis.from_url(url, decode_responses=False, health_check_interval=10)
         return cls(client, namespace, **kw)
 
+    async def _op_project_game(
+        self, game_id: str, expected: int, applied: int, model: bytes, lines: list[str]
+    ) -> Projected:
+        keys = [self.keys.game_projection("scores", game_id), self.keys.game_projection("audit", game_id)]
+        ok, version = await self._project(keys=keys, args=[expected, applied, model, *lines])
+        if ok < 0:
+            raise ProjectionCorrupt(f"game {game_id}: its audit list does not hold {version} lines")
+        return Projected(ok == 1, int(version))
+
+    async def _op_project_result(
+        self, player_id: str, game_id: str, version: int, entry: bytes, counters: dict[str, int]
+    ) -> Projected:
+        flat: list[Any] = [x for kv in counters.items() for x in kv]
+        key = self.keys.projection("results", player_id)
+        done, stored = await self._upsert(keys=[key], args=[game_id, version, entry, len(counters), *flat])
+        return Projected(done == 1, int(stored))
+
+    async def _op_clear_due(self, game_id: str, version: int) -> None:
+        keys = [self.keys.meta(game_id), self.keys.due(self._partition(game_id))]
+        await self._clear_due(keys=keys, args=[version, game_id])
+
+    async def _op_put_token(self, digest: str, record: bytes) -> None:
+        pipe = self.r.pipeline(transaction=False)
+        pipe.set(self.keys.token(digest), record)
+        _raise_first(await self._execute(pipe))  # a token is acknowledged like an event: durably
+
+    async def _op_put_player(self, player_id: str, fields: dict[str, str]) -> None:
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hset(self.keys.player(player_id), mapping=fields)
+        _raise_first(await self._execute(pipe))
+
+    async def _execute(self, pipe: Any) -> list[Any]:
+        """Run ``pipe`` (errors returned in place); with ``waitaof``, only once its writes are fsynced.
+
+        The WAITAOF goes in the same pipeline, so on the same connection: it waits for *that client's*
+        writes (a WAITAOF sent on another pooled connection would return at once).
+        """
+        if self.waitaof:
+            pipe.execute_command("WAITAOF", 1, 0, 0)
+        results = await pipe.execute(raise_on_error=False)
+        if self.waitaof:
+            reply = results.pop()
+            if not (isinstance(reply, list) and int(reply[0]) >= 1):
+                raise NotDurable(
+                    f"WAITAOF answered {reply!r}: the write may not be on disk "
+                    "(WAITAOF needs Redis >= 7.2 with `appendonly yes`)"
+                )
+        return results
+
     async def _op_append(self, req: AppendRequest) -> Appended:
         future: asyncio.Future[Appended] = asyncio.get_running_loop().create_future()
         self._queue.append((req, future))
         if not self._flushing:
             self._flushing = True
-            asyncio.get_running_loop().create_task(self._flush())
+            self._flusher = asyncio.get_running_loop().create_task(self._flush())
         return await future
 
     async def _flush(self) -> None:
@@ -262,18 +388,20 @@ class RedisStore(Store):
             self._flushing = False
 
     async def _run(self, batch: list[tuple[AppendRequest, asyncio.Future[Appended]]]) -> list[Any]:
-        for attempt in range(2):
-            pipe = self.r.pipeline(transaction=False)
-            for req, _ in batch:
-                keys, argv = append_args(self.keys, req)
-                pipe.evalsha(self._script.sha, len(keys), *keys, *argv)
-            if self.waitaof:
-                pipe.execute_command("WAITAOF", 1, 0, 0)
-            results = await pipe.execute(raise_on_error=False)
-            if attempt == 0 and any(isinstance(r, rex.NoScriptError) for r in results):
-                await self.r.script_load(APPEND_LUA)  # the server restarted and forgot it; nothing was written
-                continue
-            if self.waitaof and not (isinstance(results[-1], list) and int(results[-1][0]) >= 1):
-                raise NotDurable(f"WAITAOF answered {results[-1]!r}: the append is not on disk (is appendonly on?)")
-            return results[: len(batch)]
-        raise AssertionError("unreachable")
+        reqs = [req for req, _ in batch]
+        results = await self._send(reqs)
+        missing = [i for i, r in enumerate(results) if isinstance(r, rex.NoScriptError)]
+        if missing:
+            # The server (or one node of a cluster) restarted and forgot the script. Only those appends did
+            # not run; the others did, and must not run again (the retry would answer them 'conflict').
+            await self.r.script_load(APPEND_LUA)
+            for i, res in zip(missing, await self._send([reqs[i] for i in missing]), strict=True):
+                results[i] = res
+        return results
+
+    async def _send(self, reqs: list[AppendRequest]) -> list[Any]:
+        pipe = self.r.pipeline(transaction=False)
+        for req in reqs:
+            keys, argv = append_args(self.keys, req)
+            pipe.evalsha(self._script.sha, len(keys), *keys, *argv)
+        return await self._execute(pipe)

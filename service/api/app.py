@@ -1,0 +1,66 @@
+"""The Sanic application: routes, errors, OpenAPI, and the background runners of each worker."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import tempfile
+
+from sanic import Sanic
+from sanic_ext import Extend
+
+from service.events.stores import open_store
+
+from . import errors
+from .games import Games
+from .openapi import spec
+from .routes import bp
+from .runner import Runner
+from .settings import Settings
+
+log = logging.getLogger("free_parking")
+
+
+def create_app(settings: Settings | None = None, name: str = "free_parking") -> Sanic:
+    settings = settings or Settings.from_env()
+    app = Sanic(name)
+    app.config.REQUEST_MAX_SIZE = settings.max_body
+    app.config.FALLBACK_ERROR_FORMAT = "json"
+    app.config.OAS_URL_PREFIX = "/docs"
+    app.config.OAS_UI_DEFAULT = "swagger"
+    app.config.OAS_UI_REDOC = False
+    app.ctx.settings = settings
+    app.blueprint(bp)
+    errors.install(app)
+    app.ctx.openapi = spec()
+    app.config.OAS_CUSTOM_FILE = _spec_file(app.ctx.openapi)
+    Extend(app, config={"cors": False, "http_auto_head": False, "http_auto_options": False, "injection": False})
+
+    @app.before_server_start
+    async def _open(app: Sanic) -> None:
+        store = await open_store(settings.redis_url, settings.data_dir, namespace=settings.namespace, fsync=settings.fsync)
+        app.ctx.store = store
+        app.ctx.games = Games(store, cache_size=settings.cache_size, bot_delay_ms=settings.bot_delay_ms)
+        app.ctx.stop = asyncio.Event()
+        app.ctx.tasks = []
+        if settings.runner:
+            app.ctx.runner = Runner(app.ctx.games, interval_ms=settings.runner_interval_ms)
+            app.ctx.tasks.append(asyncio.get_running_loop().create_task(app.ctx.runner.run(app.ctx.stop)))
+
+    @app.before_server_stop
+    async def _close(app: Sanic) -> None:
+        app.ctx.stop.set()
+        for task in app.ctx.tasks:
+            task.cancel()
+        await asyncio.gather(*app.ctx.tasks, return_exceptions=True)
+        await app.ctx.store.close()
+
+    return app
+
+
+def _spec_file(document: dict) -> str:
+    """sanic-ext serves /docs from a file: the document the service built from its msgspec schemas."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="free-parking-openapi-", delete=False) as f:
+        json.dump(document, f)
+    return f.name

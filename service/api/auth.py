@@ -1,0 +1,82 @@
+"""Tokens: who is calling. A token belongs to a player (registered or a guest of one game), never to a seat."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from typing import Literal
+
+import msgspec
+from sanic import Request
+
+from service.events.store import Store
+
+from .errors import ApiError
+
+
+class TokenRecord(msgspec.Struct, frozen=True, kw_only=True):
+    kind: Literal["player", "guest"]
+    player_id: str
+    name: str
+    game_id: str | None = None
+
+
+class Caller(msgspec.Struct, frozen=True, kw_only=True):
+    """Who is asking: the admin, a registered player, a guest of one game, or nobody (a spectator)."""
+
+    admin: bool = False
+    player_id: str | None = None
+    name: str | None = None
+    guest_of: str | None = None
+
+    @property
+    def anonymous(self) -> bool:
+        return not self.admin and self.player_id is None
+
+
+_decode = msgspec.json.Decoder(TokenRecord)
+
+
+def new_token() -> str:
+    return "fpt_" + secrets.token_urlsafe(32)
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(8)}"
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+async def issue(store: Store, record: TokenRecord) -> str:
+    token = new_token()
+    await store.put_token(digest(token), msgspec.json.encode(record))
+    return token
+
+
+async def caller(request: Request, store: Store, admin_token: str | None) -> Caller:
+    """The caller of ``request``; a token that is present but unknown is refused (401), never ignored."""
+    header = request.headers.get("authorization")
+    if header is None:
+        return Caller()
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        raise ApiError(401, "unauthorized", "Send the token as 'Authorization: Bearer <token>'")
+    if admin_token and hmac.compare_digest(token.encode(), admin_token.encode()):
+        return Caller(admin=True)
+    if len(token) > 200:
+        raise ApiError(401, "unauthorized", "This token is not known")
+    raw = await store.token(digest(token))
+    if raw is None:
+        raise ApiError(401, "unauthorized", "This token is not known")
+    rec = _decode.decode(raw)
+    return Caller(player_id=rec.player_id, name=rec.name, guest_of=rec.game_id if rec.kind == "guest" else None)
+
+
+def require(who: Caller) -> Caller:
+    if who.anonymous:
+        raise ApiError(401, "unauthorized", "This needs a token: a seat's, a player's, or the admin's")
+    return who

@@ -1,0 +1,99 @@
+"""Every failure in one shape: ``{"error": {"code", "message", "detail"}}`` with the status of API.md."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import msgspec
+from sanic import HTTPResponse, Request, Sanic
+from sanic import exceptions as sx
+
+from service.events.store import NotDurable, StoreUnavailable
+from service.rules.errors import RuleViolation
+
+log = logging.getLogger("free_parking.api")
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, **detail: Any) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.detail = status, code, message, detail
+
+
+class ErrorBody(msgspec.Struct):
+    code: str
+    message: str
+    detail: dict[str, Any] = {}
+
+
+class ErrorResponse(msgspec.Struct):
+    error: ErrorBody
+
+
+_encoder = msgspec.json.Encoder()
+
+
+def error_response(status: int, code: str, message: str, detail: dict[str, Any] | None = None) -> HTTPResponse:
+    body = ErrorResponse(ErrorBody(code, message, _jsonable(detail or {})))
+    return HTTPResponse(_encoder.encode(body), status=status, content_type="application/json")
+
+
+def _jsonable(detail: dict[str, Any]) -> dict[str, Any]:
+    return msgspec.json.decode(msgspec.json.encode(detail, enc_hook=str))
+
+
+def not_found(what: str, ident: str) -> ApiError:
+    return ApiError(404, "not_found", f"No {what} has the id {ident!r}", id=ident)
+
+
+def bad_body(e: Exception, code: str = "invalid_request") -> ApiError:
+    """A body that is not JSON, or does not match its schema: say where."""
+    if isinstance(e, msgspec.ValidationError):
+        return ApiError(400, code, f"The body does not match the schema: {e}")
+    return ApiError(400, "malformed_json", f"The body is not valid JSON: {e}")
+
+
+def install(app: Sanic) -> None:
+    @app.exception(ApiError)
+    async def _api(request: Request, e: ApiError) -> HTTPResponse:
+        return error_response(e.status, e.code, e.message, e.detail)
+
+    @app.exception(RuleViolation)
+    async def _rule(request: Request, e: RuleViolation) -> HTTPResponse:
+        return error_response(422, e.code, e.message, e.detail)
+
+    @app.exception(StoreUnavailable)
+    async def _store(request: Request, e: StoreUnavailable) -> HTTPResponse:
+        log.warning("store unavailable: %s", e)
+        return error_response(503, "store_unavailable", "The event store cannot be reached; nothing was acknowledged. Retry shortly (with the same command_id).")
+
+    @app.exception(NotDurable)
+    async def _durable(request: Request, e: NotDurable) -> HTTPResponse:
+        return error_response(503, "not_durable", str(e))
+
+    @app.exception(sx.PayloadTooLarge)
+    async def _large(request: Request, e: Exception) -> HTTPResponse:
+        limit = request.app.config.REQUEST_MAX_SIZE
+        return error_response(413, "body_too_large", f"The body is over the limit of {limit} bytes", {"limit": limit})
+
+    @app.exception(sx.NotFound)
+    async def _route(request: Request, e: Exception) -> HTTPResponse:
+        return error_response(404, "not_found", f"No such resource: {request.path}")
+
+    @app.exception(sx.MethodNotAllowed)
+    async def _method(request: Request, e: Exception) -> HTTPResponse:
+        return error_response(405, "method_not_allowed", f"{request.method} is not allowed on {request.path}")
+
+    @app.exception(sx.SanicException)
+    async def _sanic(request: Request, e: sx.SanicException) -> HTTPResponse:
+        status = getattr(e, "status_code", 400) or 400
+        if status >= 500:
+            log.exception("server error on %s %s", request.method, request.path, exc_info=e)
+            return error_response(500, "internal_error", "The server failed; this is a bug and has been logged")
+        return error_response(status, "bad_request", str(e) or "The request could not be understood")
+
+    @app.exception(Exception)
+    async def _bug(request: Request, e: Exception) -> HTTPResponse:
+        log.exception("unhandled error on %s %s", request.method, request.path, exc_info=e)
+        return error_response(500, "internal_error", "The server failed; this is a bug and has been logged")

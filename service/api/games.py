@@ -1,0 +1,259 @@
+"""Games as the service holds them: a per-worker cache of deciders over the store's streams.
+
+A command is decided on the cached state, sealed, and appended with that state's version as the
+expected one; the cache adopts the result only after the store accepted it. A worker whose cache is
+behind learns it from a conflict (or a refused command) and folds the stream's tail — the state is
+never refolded from scratch per command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections import OrderedDict
+from typing import Any
+
+import msgspec
+
+from service.events.base import Player
+from service.events.common import Create, TakeSeat
+from service.events.envelope import Envelope, canonical, redacted
+from service.events.store import AppendRequest, Store, command_digest, encode_entry
+from service.rules.engine import Game, rules_for
+from service.rules.errors import RuleViolation
+
+from .errors import ApiError, not_found
+from .schedule import due_at
+
+RETRIES = 4
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class Executed(msgspec.Struct, frozen=True):
+    """A command's answer: its events (first answer, for a repeated command id) and the game after."""
+
+    envelopes: list[Envelope]
+    game: Any
+    duplicate: bool = False
+
+
+class Games:
+    def __init__(self, store: Store, *, cache_size: int = 20_000, bot_delay_ms: int = 0) -> None:
+        self.store = store
+        self.cache: OrderedDict[str, Game] = OrderedDict()
+        self.cache_size = cache_size
+        self.bot_delay_ms = bot_delay_ms
+        self._loading: dict[str, asyncio.Lock] = {}
+
+    # --- loading ------------------------------------------------------------------------------
+
+    async def load(self, game_id: str) -> Game:
+        """The game from the cache, else folded once from its stream."""
+        game = self.cache.get(game_id)
+        if game is not None:
+            self.cache.move_to_end(game_id)
+            return game
+        lock = self._loading.setdefault(game_id, asyncio.Lock())
+        async with lock:
+            game = self.cache.get(game_id)
+            if game is None:
+                game = await self._fold(game_id)
+                self._remember(game)
+        self._loading.pop(game_id, None)
+        return game
+
+    async def _fold(self, game_id: str) -> Game:
+        meta = await self.store.meta(game_id)
+        if meta is None or "kind" not in meta:
+            raise not_found("game", game_id)
+        rules = rules_for(meta["kind"])
+        config = msgspec.json.decode(meta["config"], type=rules.CONFIG)
+        game = Game.new(meta["kind"], game_id, config, bytes.fromhex(meta["seed"]))
+        game.fold(await self.store.read(game_id))
+        return game
+
+    def _remember(self, game: Game) -> None:
+        self.cache[game.game_id] = game
+        while len(self.cache) > self.cache_size:
+            self.cache.popitem(last=False)
+
+    async def fresh(self, game_id: str) -> Game:
+        """The game at the store's latest version: the cache plus the stream's tail."""
+        game = await self.load(game_id)
+        tail = await self.store.read(game_id, after=game.version)
+        if tail:
+            if tail[0].seq != game.version + 1:
+                self.cache.pop(game_id, None)
+                return await self.load(game_id)
+            game.fold(tail)
+        return game
+
+    # --- creating and seating -----------------------------------------------------------------
+
+    async def create(self, kind: str, seats: int, options: dict[str, Any], seed: bytes | None) -> Game:
+        try:
+            rules = rules_for(kind)
+        except ValueError as e:
+            raise ApiError(400, "invalid_request", str(e), kind=kind) from None
+        try:
+            config = msgspec.convert({"seats": seats, **options}, rules.CONFIG)
+        except msgspec.ValidationError as e:
+            raise ApiError(400, "invalid_request", f"Invalid options for {kind}: {e}") from None
+        game_id = "g_" + secrets.token_hex(8)
+        seed = seed if seed is not None else secrets.token_bytes(32)
+        game = Game.new(kind, game_id, config, seed)
+        created_at = now_ms()
+        meta = {
+            "kind": kind,
+            "config": canonical(config).decode(),
+            "seed": seed.hex(),
+            "created_at": str(created_at),
+            "seats": str(seats),
+        }
+        await self._append(game, Create(), None, None, "", meta=meta, now=created_at)
+        self._remember(game)
+        return game
+
+    async def seat(self, game_id: str, player: Player) -> tuple[Game, int]:
+        """Seat ``player`` in the next free seat; the game deals when the last is taken."""
+        for _ in range(RETRIES):
+            game = await self.fresh(game_id)
+            if any(st.player and st.player.player_id == player.player_id for st in game.state.seats):
+                raise ApiError(409, "already_seated", "This player already has a seat at this game")
+            if game.rules.status_of(game.state) != "waiting":
+                raise ApiError(409, "game_full", "Every seat of this game is taken", game_id=game_id)
+            try:
+                executed = await self._append(game, TakeSeat(player=player), None, None, "")
+            except _Conflict:
+                continue
+            seat = next(i for i, st in enumerate(executed.game.state.seats) if st.player == player)
+            return executed.game, seat
+        raise ApiError(409, "version_conflict", "The game changed while you joined; try again")
+
+    # --- commands -----------------------------------------------------------------------------
+
+    async def execute(
+        self,
+        game_id: str,
+        command: msgspec.Struct,
+        seat: int | None,
+        *,
+        actor_key: str,
+        command_id: str | None,
+        expected_version: int | None,
+    ) -> Executed:
+        """Decide and append ``command``; a lost race is re-decided on the fresh state unless the client
+        pinned ``expected_version`` (then it is theirs to see: 409)."""
+        body = canonical(msgspec.structs.replace(command, command_id=None))
+        digest = command_digest(body)
+        key = f"{actor_key}:{command_id}" if command_id else ""
+        game = await self.load(game_id)
+        for _ in range(RETRIES):
+            if expected_version is not None and expected_version != game.version:
+                game = await self.fresh(game_id)
+                if expected_version != game.version:
+                    await self._repeat(game_id, key, digest)
+                    raise ApiError(409, "version_conflict", f"The game is at version {game.version}, not {expected_version}", version=game.version)
+            try:
+                return await self._append(game, command, seat, command_id, key, digest=digest)
+            except RuleViolation:
+                repeat = await self._repeat(game_id, key, digest)
+                if repeat is not None:
+                    return repeat
+                before = game.version
+                game = await self.fresh(game_id)
+                if game.version == before:
+                    raise
+            except _Conflict:
+                if expected_version is not None:
+                    await self._repeat(game_id, key, digest)
+                    raise ApiError(409, "version_conflict", "Another command was applied first", version=game.version) from None
+                game = await self.fresh(game_id)
+            except _Repeat as r:
+                return await self._first_answer(game_id, r.first, r.last)
+        raise ApiError(409, "version_conflict", "The game is too busy right now; try again")
+
+    async def _repeat(self, game_id: str, key: str, digest: str) -> Executed | None:
+        """The first answer when this command id was seen before with this body; 409 with another body."""
+        if not key:
+            return None
+        record = await self.store.command_record(game_id, key)
+        if record is None:
+            return None
+        if record.digest != digest:
+            raise ApiError(409, "command_id_reused", "This command_id was used before with a different command")
+        return await self._first_answer(game_id, record.first, record.last)
+
+    async def _first_answer(self, game_id: str, first: int, last: int) -> Executed:
+        envelopes = await self.store.read(game_id, after=first - 1, count=last - first + 1)
+        return Executed(envelopes, await self.fresh(game_id), duplicate=True)
+
+    async def _append(
+        self,
+        game: Game,
+        command: msgspec.Struct,
+        seat: int | None,
+        command_id: str | None,
+        key: str,
+        *,
+        digest: str = "",
+        meta: dict[str, str] | None = None,
+        now: int | None = None,
+    ) -> Executed:
+        now = now if now is not None else now_ms()
+        envelopes, state = game.decide(command, seat, now, command_id)
+        after = _Peek(game, state, envelopes)
+        status = game.rules.status_of(state)
+        result = await self.store.append(
+            AppendRequest(
+                game_id=game.game_id,
+                expected_version=game.version,
+                entries=[encode_entry(e) for e in envelopes],
+                head=envelopes[-1].hash,
+                status=status,
+                created_at=game.created_at or now,
+                due_at=due_at(after, now, self.bot_delay_ms),
+                command_key=key,
+                command_digest=digest,
+                meta=meta or {},
+            )
+        )
+        if result.outcome == "ok":
+            if game.version == envelopes[0].seq - 1:
+                game.commit(envelopes, state)
+            else:
+                self.cache.pop(game.game_id, None)
+            return Executed(envelopes, game)
+        if result.outcome == "conflict":
+            raise _Conflict()
+        if result.outcome == "duplicate":
+            raise _Repeat(result.first, result.last)
+        raise ApiError(409, "command_id_reused", "This command_id was used before with a different command")
+
+    # --- reads --------------------------------------------------------------------------------
+
+    async def events(self, game_id: str, after: int, limit: int, reveal: bool) -> tuple[Game, list[Envelope]]:
+        game = await self.fresh(game_id)
+        envelopes = await self.store.read(game_id, after=after, count=limit)
+        return game, envelopes if reveal else [redacted(e) for e in envelopes]
+
+
+class _Conflict(Exception):
+    pass
+
+
+class _Repeat(Exception):
+    def __init__(self, first: int, last: int) -> None:
+        self.first, self.last = first, last
+
+
+class _Peek:
+    """A game as it will be after ``envelopes``, for scheduling, without touching the cached one."""
+
+    def __init__(self, game: Game, state: Any, envelopes: list[Envelope]) -> None:
+        self.game_id, self.rules, self.state = game.game_id, game.rules, state
+        self.version = envelopes[-1].seq

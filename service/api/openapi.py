@@ -1,0 +1,117 @@
+"""The OpenAPI document, built from the same msgspec structs the handlers decode and encode.
+
+Each route declares its body, query and answers with ``@doc``; ``spec()`` turns the registry into
+OpenAPI 3.1 with ``msgspec.json.schema_components``, so a schema is never written twice. sanic-ext
+serves it at ``/docs`` (Swagger UI) and the service at ``/openapi.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from .errors import ErrorResponse
+
+_STATUS_TEXT = {
+    200: "OK",
+    201: "Created",
+    400: "The body is not JSON, or does not match its schema (`malformed_json`, `invalid_command`, `invalid_request`)",
+    401: "Token missing or unknown (`unauthorized`)",
+    403: "Token valid but not allowed this (`forbidden`)",
+    404: "No such game, tournament or player (`not_found`)",
+    409: "Stale `expected_version`, a reused `command_id`, a seat taken or a game full",
+    413: "Body over the size limit (`body_too_large`)",
+    422: "The rules forbid it now (a rule code: `not_your_turn`, `meter_too_low`, …)",
+    503: "The store cannot be reached; nothing was written (`store_unavailable`)",
+}
+
+
+@dataclass
+class Operation:
+    method: str
+    path: str
+    summary: str
+    description: str = ""
+    body: Any = None
+    answers: dict[int, Any] = field(default_factory=dict)
+    errors: tuple[int, ...] = ()
+    query: dict[str, tuple[str, str]] = field(default_factory=dict)
+    content_type: str = "application/json"
+    auth: str = "optional"
+
+
+REGISTRY: list[Operation] = []
+
+
+def doc(method: str, path: str, summary: str, **kw: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Record a route's contract for the OpenAPI document; the handler itself is unchanged."""
+
+    def wrap(handler: Callable[..., Any]) -> Callable[..., Any]:
+        REGISTRY.append(Operation(method, path, summary, description=(handler.__doc__ or "").strip(), **kw))
+        return handler
+
+    return wrap
+
+
+def spec(title: str = "Free Parking", version: str = "1") -> dict[str, Any]:
+    types: list[Any] = [ErrorResponse]
+    for op in REGISTRY:
+        types += [t for t in (op.body, *op.answers.values()) if t is not None and t is not str]
+    schemas, components = msgspec.json.schema_components(types, ref_template="#/components/schemas/{name}")
+    refs = dict(zip(types, schemas, strict=True))
+    paths: dict[str, dict[str, Any]] = {}
+    for op in REGISTRY:
+        paths.setdefault(_openapi_path(op.path), {})[op.method] = _operation(op, refs)
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": title,
+            "version": version,
+            "description": "Event-sourced games: the Free Parking card game, Free Parking solitaire and Monopoly. "
+            "Every error has the shape `{\"error\": {\"code\", \"message\", \"detail\"}}`.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": components,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "a seat's, a player's or the admin's token"}},
+        },
+    }
+
+
+def _openapi_path(path: str) -> str:
+    return path.replace("<game_id:str>", "{game_id}").replace("<player_id:str>", "{player_id}").replace("<tournament_id:str>", "{tournament_id}")
+
+
+def _operation(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"summary": op.summary, "operationId": f"{op.method}_{_openapi_path(op.path)}"}
+    if op.description:
+        out["description"] = op.description
+    params = [
+        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+        for name in ("game_id", "player_id", "tournament_id")
+        if f"<{name}:str>" in op.path
+    ]
+    params += [
+        {"name": name, "in": "query", "required": False, "schema": {"type": kind}, "description": text}
+        for name, (kind, text) in op.query.items()
+    ]
+    if params:
+        out["parameters"] = params
+    if op.body is not None:
+        out["requestBody"] = {"required": True, "content": {"application/json": {"schema": refs[op.body]}}}
+    responses: dict[str, Any] = {}
+    for status, answer in op.answers.items():
+        if answer is str:
+            content = {op.content_type: {"schema": {"type": "string"}}}
+        else:
+            content = {op.content_type: {"schema": refs[answer]}}
+        responses[str(status)] = {"description": _STATUS_TEXT.get(status, "OK"), "content": content}
+    for status in op.errors:
+        responses[str(status)] = {"description": _STATUS_TEXT[status], "content": {"application/json": {"schema": refs[ErrorResponse]}}}
+    out["responses"] = responses
+    if op.auth != "none":
+        out["security"] = [{"bearer": []}] if op.auth == "required" else [{}, {"bearer": []}]
+    return out

@@ -1,0 +1,254 @@
+"""The routes of API.md. Handlers decode at the edge, ask ``Games``, and answer with msgspec structs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from sanic import Blueprint, HTTPResponse, Request
+from sanic.response import ResponseStream
+
+from service.events.base import Player
+from service.events.envelope import canonical, redacted, seed_commitment
+from service.events.export import dump
+from service.rules.engine import Game, audit_lines, export_header
+
+from . import schemas as s
+from .auth import Caller, TokenRecord, caller, issue, new_id, require
+from .errors import ApiError, ErrorResponse, bad_body
+from .games import Games, now_ms
+from .openapi import doc, spec
+
+bp = Blueprint("api")
+_json = msgspec.json.Encoder()
+
+
+def _answer(body: Any, status: int = 200) -> HTTPResponse:
+    return HTTPResponse(_json.encode(body), status=status, content_type="application/json")
+
+
+def _decode(request: Request, schema: type, code: str = "invalid_request") -> Any:
+    try:
+        return msgspec.json.decode(request.body or b"{}", type=schema)
+    except msgspec.DecodeError as e:
+        raise bad_body(e, code) from None
+
+
+def _games(request: Request) -> Games:
+    return request.app.ctx.games
+
+
+async def _caller(request: Request) -> Caller:
+    return await caller(request, request.app.ctx.store, request.app.ctx.settings.admin_token)
+
+
+def _seat_of(game: Game, who: Caller) -> int | None:
+    if who.player_id is None:
+        return None
+    return next((i for i, st in enumerate(game.state.seats) if st.player and st.player.player_id == who.player_id), None)
+
+
+def _finished(game: Game) -> bool:
+    return game.rules.status_of(game.state) == "finished"
+
+
+def _sees_all(game: Game, who: Caller) -> bool:
+    return who.admin or _finished(game)
+
+
+def _int_arg(request: Request, name: str, default: int, low: int, high: int) -> int:
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ApiError(400, "invalid_request", f"?{name} must be a whole number", name=name) from None
+    if not low <= value <= high:
+        raise ApiError(400, "invalid_request", f"?{name} must be between {low} and {high}", name=name)
+    return value
+
+
+
+# --- players --------------------------------------------------------------------------------------
+
+
+@bp.post("/players")
+@doc("post", "/players", "Register a player", body=s.RegisterPlayer, answers={201: s.PlayerCreated}, errors=(400, 413, 503), auth="none")
+async def register(request: Request) -> HTTPResponse:
+    body = _decode(request, s.RegisterPlayer)
+    player_id = new_id("p")
+    await request.app.ctx.store.put_player(player_id, {"name": body.name, "created_at": str(now_ms())})
+    token = await issue(request.app.ctx.store, TokenRecord(kind="player", player_id=player_id, name=body.name))
+    return _answer(s.PlayerCreated(player_id, body.name, token), 201)
+
+
+# --- games ----------------------------------------------------------------------------------------
+
+
+@bp.post("/games")
+@doc("post", "/games", "Create a game", body=s.CreateGame, answers={201: s.GameCreatedAnswer}, errors=(400, 401, 403, 413, 503))
+async def create_game(request: Request) -> HTTPResponse:
+    body = _decode(request, s.CreateGame)
+    who = await _caller(request)
+    if body.seed is not None and not who.admin:
+        raise ApiError(403, "forbidden", "Only the admin may fix a game's seed: whoever knows it sees every hand")
+    game = await _games(request).create(body.kind, body.seats, body.options, bytes.fromhex(body.seed) if body.seed else None)
+    commitment = seed_commitment(game.seed)
+    return _answer(s.GameCreatedAnswer(game.game_id, body.kind, body.seats, commitment, game.version, game.head), 201)
+
+
+@bp.get("/games")
+@doc("get", "/games", "List games, newest first", answers={200: s.GameList}, errors=(400, 503), auth="none",
+     query={"status": ("string", "waiting | playing | finished"), "kind": ("string", "a game kind"), "limit": ("integer", "1–200, default 50")})
+async def list_games(request: Request) -> HTTPResponse:
+    status = request.args.get("status")
+    if status not in (None, "waiting", "playing", "finished"):
+        raise ApiError(400, "invalid_request", "?status must be waiting, playing or finished")
+    kind = request.args.get("kind")
+    limit = _int_arg(request, "limit", 50, 1, 200)
+    store = request.app.ctx.store
+    out = []
+    for game_id in await store.list_games(status, limit if kind is None else 1000):
+        meta = await store.meta(game_id)
+        if meta is None or (kind is not None and meta["kind"] != kind):
+            continue
+        out.append(s.GameSummary(game_id, meta["kind"], int(meta["seats"]), int(meta.get("taken", 0)), meta["status"], int(meta["created_at"])))
+        if len(out) >= limit:
+            break
+    return _answer(s.GameList(out))
+
+
+@bp.post("/games/<game_id:str>/seats")
+@doc("post", "/games/<game_id:str>/seats", "Take a seat", body=s.JoinSeat, answers={201: s.SeatAnswer}, errors=(400, 401, 404, 409, 413, 503))
+async def join(request: Request, game_id: str) -> HTTPResponse:
+    body = _decode(request, s.JoinSeat)
+    who = await _caller(request)
+    store = request.app.ctx.store
+    if (body.name is None) == (body.bot is None) and not (who.player_id and body.bot is None):
+        raise ApiError(400, "invalid_request", "Send either a name or a bot (a registered player's token needs neither)")
+    await _games(request).load(game_id)
+    token: str | None = None
+    if body.bot is not None:
+        player = Player(name=f"{body.bot} bot", player_id=new_id("b"), bot=body.bot)
+    elif who.player_id is not None and who.guest_of is None:
+        player = Player(name=who.name or "", player_id=who.player_id)
+        token = request.headers["authorization"].partition(" ")[2].strip()
+    else:
+        assert body.name is not None
+        player = Player(name=body.name, player_id=new_id("g"), guest=True)
+        token = await issue(store, TokenRecord(kind="guest", player_id=player.player_id, name=body.name, game_id=game_id))
+    game, seat = await _games(request).seat(game_id, player)
+    return _answer(s.SeatAnswer(seat, token or "", player.player_id or ""), 201)
+
+
+@bp.get("/games/<game_id:str>")
+@doc("get", "/games/<game_id:str>", "The caller's view of a game", answers={200: s.GameView}, errors=(401, 404, 503))
+async def get_game(request: Request, game_id: str) -> HTTPResponse:
+    who = await _caller(request)
+    game = await _games(request).fresh(game_id)
+    return _answer(game.view(_seat_of(game, who), reveal=who.admin))
+
+
+@bp.post("/games/<game_id:str>/commands")
+@doc("post", "/games/<game_id:str>/commands", "Send a command as your seat", body=s.ClientCommand, answers={200: s.CommandAnswer},
+     errors=(400, 401, 403, 404, 409, 413, 422, 503), auth="required")
+async def command(request: Request, game_id: str) -> HTTPResponse:
+    who = require(await _caller(request))
+    games = _games(request)
+    game = await games.load(game_id)
+    try:
+        cmd = game.codec.decode_command(request.body or b"")
+    except msgspec.DecodeError as e:
+        raise bad_body(e, "invalid_command") from None
+    seat = _seat_of(game, who)
+    if seat is None:
+        game = await games.fresh(game_id)
+        seat = _seat_of(game, who)
+    if seat is None:
+        raise ApiError(403, "forbidden", "This token has no seat at this game")
+    executed = await games.execute(
+        game_id,
+        cmd,
+        seat,
+        actor_key=f"seat:{seat}",
+        command_id=cmd.command_id,
+        expected_version=cmd.expected_version,
+    )
+    game = executed.game
+    reveal = _sees_all(game, who)
+    events = executed.envelopes if reveal else [redacted(e) for e in executed.envelopes]
+    view = game.view(_seat_of(game, who), reveal=who.admin)
+    last = executed.envelopes[-1]
+    return _answer(s.CommandAnswer(last.seq, last.hash, events, msgspec.Raw(_json.encode(view))))
+
+
+@bp.get("/games/<game_id:str>/events")
+@doc("get", "/games/<game_id:str>/events", "Events after a seq, redacted for the caller", answers={200: s.EventsPage}, errors=(400, 401, 404, 503),
+     query={"after": ("integer", "the last seq you have (default 0)"), "limit": ("integer", "1–5000, default 500")})
+async def events(request: Request, game_id: str) -> HTTPResponse:
+    who = await _caller(request)
+    after = _int_arg(request, "after", 0, 0, 1 << 62)
+    limit = _int_arg(request, "limit", 500, 1, 5000)
+    games = _games(request)
+    game = await games.fresh(game_id)
+    game, envelopes = await games.events(game_id, after, limit, _sees_all(game, who))
+    return _answer(s.EventsPage(game.version, game.head, envelopes))
+
+
+@bp.get("/games/<game_id:str>/audit")
+@doc("get", "/games/<game_id:str>/audit", "The audit log: one line per event", answers={200: str}, errors=(401, 404, 503), content_type="text/plain")
+async def audit(request: Request, game_id: str) -> HTTPResponse:
+    who = await _caller(request)
+    game = await _games(request).fresh(game_id)
+    envelopes = await request.app.ctx.store.read(game_id)
+    lines = audit_lines(game.rules, envelopes, reveal=_sees_all(game, who))
+    return HTTPResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
+
+
+@bp.get("/games/<game_id:str>/export")
+@doc("get", "/games/<game_id:str>/export", "The full log as NDJSON: a header, then every envelope", answers={200: str}, errors=(401, 403, 404, 503),
+     content_type="application/x-ndjson")
+async def export(request: Request, game_id: str) -> ResponseStream:
+    who = await _caller(request)
+    game = await _games(request).fresh(game_id)
+    if not _sees_all(game, who):
+        raise ApiError(403, "forbidden", "The full log is published when the game is over (or to the admin)")
+    envelopes = await request.app.ctx.store.read(game_id, count=game.version)
+    header = export_header(game, with_seed=True)
+    header = msgspec.structs.replace(header, version=len(envelopes), head=envelopes[-1].hash if envelopes else header.head)
+
+    async def write(response: Any) -> None:
+        for line in dump(header, envelopes):
+            await response.write(line)
+
+    return ResponseStream(write, content_type="application/x-ndjson")
+
+
+@bp.get("/games/<game_id:str>/replay")
+@doc("get", "/games/<game_id:str>/replay", "The full table after event ?at=<seq>", answers={200: s.ReplayAnswer}, errors=(400, 401, 403, 404, 503),
+     query={"at": ("integer", "a seq, default the latest")})
+async def replay(request: Request, game_id: str) -> HTTPResponse:
+    who = await _caller(request)
+    game = await _games(request).fresh(game_id)
+    if not _sees_all(game, who):
+        raise ApiError(403, "forbidden", "Replays are open once the game is over (or to the admin)")
+    at = _int_arg(request, "at", game.version, 0, game.version)
+    past = Game.new(game.rules.KIND, game_id, game.state.config, game.seed)
+    past.fold(await request.app.ctx.store.read(game_id, count=at) if at else [])
+    return _answer(s.ReplayAnswer(at, past.head, msgspec.Raw(_json.encode(past.view(None, reveal=True))), msgspec.Raw(canonical(past.state))))
+
+
+@bp.get("/openapi.json")
+async def openapi_json(request: Request) -> HTTPResponse:
+    """The OpenAPI document at the root, where API.md promises it (sanic-ext also serves it under /docs)."""
+    return _answer(request.app.ctx.openapi)
+
+
+@bp.get("/healthz")
+@doc("get", "/healthz", "Is the service up, and on which store", answers={200: s.Health, 503: s.Health}, auth="none")
+async def health(request: Request) -> HTTPResponse:
+    store = request.app.ctx.store
+    ok = await store.ping()
+    return _answer(s.Health(ok, store.name), 200 if ok else 503)
+

@@ -1,0 +1,59 @@
+"""When the server owes a game an action, and which: a passed deadline, or a server-seated bot's move.
+
+Every append records the game's next due time in its partition's ``due`` set, so any worker — or a
+worker started after a crash — finds overdue deadlines and waiting bots again.
+"""
+
+from __future__ import annotations
+
+import random
+
+import msgspec
+
+from service.bots import bot, next_move
+from service.events.common import Timeout
+from service.rules.engine import Game
+
+
+class ServerMove(msgspec.Struct, frozen=True):
+    command: msgspec.Struct
+    seat: int | None
+    command_id: str
+
+
+def bot_seats(game: Game) -> dict[int, str]:
+    return {i: st.player.bot for i, st in enumerate(game.state.seats) if st.player is not None and st.player.bot}
+
+
+def due_at(game: Game, now: int, bot_delay_ms: int = 0) -> int | None:
+    """The next moment the server must look at this game, or ``None`` if it waits on people only."""
+    s, rules = game.state, game.rules
+    if rules.status_of(s) != "playing":
+        return None
+    bots = bot_seats(game)
+    pending = s.pending
+    if pending is not None:
+        return now + bot_delay_ms if pending.seat in bots else pending.deadline_at
+    if any(rules.legal_commands(s, seat) for seat in bots):
+        return now + bot_delay_ms
+    return None
+
+
+def server_move(game: Game, now: int) -> ServerMove | None:
+    """What the server does for this game now: time out an overdue wait, or play a bot's move."""
+    s, rules = game.state, game.rules
+    if rules.status_of(s) != "playing":
+        return None
+    bots = bot_seats(game)
+    pending = s.pending
+    if pending is not None and pending.seat not in bots:
+        if now >= pending.deadline_at:
+            return ServerMove(Timeout(), None, f"timeout:{game.game_id}:{game.version}")
+        return None
+    players = [bot(rules.KIND, bots.get(i, "random")) for i in range(s.n)]
+    rnd = random.Random(f"{game.game_id}:{game.version}")
+    move = next_move(rules, s, players, rnd, seats=set(bots))
+    if move is None:
+        return None
+    seat, command = move
+    return ServerMove(command, seat, f"bot:{game.game_id}:{game.version}")

@@ -1,0 +1,55 @@
+"""The service's settings, from the command line or the environment (workers read the environment)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+ENV_PREFIX = "FREE_PARKING_"
+
+
+class Settings(msgspec.Struct, kw_only=True):
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 1
+    data_dir: Path = Path("data")
+    redis_url: str | None = None
+    namespace: str = "fp"
+    admin_token: str | None = None
+    durability: Literal["none", "durable"] = "none"
+    fsync: bool = False
+    allow_volatile: bool = False
+    max_body: int = 64 * 1024
+    projector: bool = True
+    runner: bool = True
+    runner_interval_ms: int = 200
+    bot_delay_ms: int = 0
+    cache_size: int = 20_000
+
+    @property
+    def store_name(self) -> str:
+        return "redis" if self.redis_url else "embedded"
+
+    def to_env(self) -> dict[str, str]:
+        """The settings as environment variables, for worker processes to read back."""
+        out = {}
+        for name in self.__struct_fields__:
+            value = getattr(self, name)
+            if value is not None:
+                out[ENV_PREFIX + name.upper()] = str(value)
+        return out
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        env = dict(os.environ if env is None else env)
+        raw: dict[str, object] = {}
+        for name in cls.__struct_fields__:
+            key = ENV_PREFIX + name.upper()
+            if key in env:
+                raw[name] = env[key]
+        if "REDIS_URL" in env and "redis_url" not in raw and env["REDIS_URL"]:
+            raw["redis_url"] = env["REDIS_URL"]
+        return msgspec.convert(raw, cls, strict=False)

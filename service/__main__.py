@@ -1,6 +1,6 @@
-"""``python -m service [play|simulate] …``; with no command it plays one game (``play``).
+"""``python -m service [serve|demo|play|simulate|rebuild|project] …``; with no command it serves HTTP.
 
-The HTTP service will take over the default; until then ``make run`` shows one audited bot game.
+``make run`` runs it: the service on http://127.0.0.1:8000, on the embedded store unless ``REDIS_URL`` is set.
 """
 
 from __future__ import annotations
@@ -8,21 +8,25 @@ from __future__ import annotations
 import argparse
 import sys
 
-from service.cli import play, simulate
+from service.cli import demo, play, projections, serve, simulate
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m service", description=__doc__.replace("``", ""))
     sub = p.add_subparsers(dest="command")
+    serve.add_parser(sub)
+    demo.add_parser(sub)
     play.add_parser(sub)
     simulate.add_parser(sub)
+    projections.add_rebuild_parser(sub)
+    projections.add_project_parser(sub)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
-        argv = ["play", *argv]  # the default command, options and all
+        argv = ["serve", *argv]  # the default command, options and all
     args = parser().parse_args(argv)
     return args.func(args)
 

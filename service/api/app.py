@@ -10,7 +10,7 @@ import tempfile
 from sanic import Sanic
 from sanic_ext import Extend
 
-from service.events.stores import open_store
+from service.events.stores import open_store_checked
 
 from . import errors
 from .games import Games
@@ -39,8 +39,16 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
 
     @app.before_server_start
     async def _open(app: Sanic) -> None:
-        store = await open_store(settings.redis_url, settings.data_dir, namespace=settings.namespace, fsync=settings.fsync)
+        store, durability = await open_store_checked(
+            settings.redis_url,
+            settings.data_dir,
+            namespace=settings.namespace,
+            fsync=settings.fsync,
+            durability=settings.durability,
+        )
+        log.info("store: %s (%s); durability: %s", store.name, settings.redis_url or settings.data_dir, durability.guarantee)
         app.ctx.store = store
+        app.ctx.durability = durability
         app.ctx.games = Games(store, cache_size=settings.cache_size, bot_delay_ms=settings.bot_delay_ms)
         app.ctx.stop = asyncio.Event()
         app.ctx.tasks = []

@@ -147,8 +147,8 @@ def test_a_base_seed_is_decimal_or_hex(text, base):
         seeds.parse_base("xyz")
 
 
-def test_play_is_the_default_command(capsys):
-    assert service_main(["--seed", "3", "--seats", "2"]) == 0
+def test_play_prints_one_audited_game_and_its_verdict(capsys):
+    assert service_main(["play", "--seed", "3", "--seats", "2"]) == 0
     out = capsys.readouterr().out
     assert "game created: 2 seats" in out and "[hands 0: " in out  # the audit, every secret spelled out
     assert "final scores" in out and "winner: seat " in out

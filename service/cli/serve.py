@@ -1,0 +1,74 @@
+"""``python -m service [serve]``: the HTTP service on 127.0.0.1:8000.
+
+``REDIS_URL`` selects a real Redis; without it the embedded store keeps everything under ``--data``.
+The embedded store belongs to one process, so it runs with one worker only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from functools import partial
+from pathlib import Path
+
+from sanic import Sanic
+from sanic.worker.loader import AppLoader
+
+from service.api.app import create_app
+from service.api.settings import Settings
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help="run the HTTP service (the default)", description=__doc__)
+    add_arguments(p)
+    p.set_defaults(func=main)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    env = Settings.from_env()
+    p.add_argument("--host", default=env.host, help=f"address to listen on (default {env.host})")
+    p.add_argument("--port", type=int, default=env.port, help=f"port (default {env.port})")
+    p.add_argument("--workers", type=int, default=env.workers, help="worker processes (real Redis only; default 1)")
+    p.add_argument("--data", type=Path, default=env.data_dir, help=f"the embedded store's folder (default {env.data_dir})")
+    p.add_argument("--fsync", action="store_true", default=env.fsync, help="embedded store: fsync the journal before each answer")
+    p.add_argument("--durability", choices=("none", "durable"), default=env.durability,
+                   help="durable: refuse to start where an acknowledged event could be lost (see docs/durability.md)")
+    p.add_argument("--bot-delay-ms", type=int, default=env.bot_delay_ms, help="how long server-seated bots wait before they move")
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    env = Settings.from_env()
+    return Settings(
+        **{
+            **{f: getattr(env, f) for f in env.__struct_fields__},
+            "host": args.host,
+            "port": args.port,
+            "workers": args.workers,
+            "data_dir": args.data,
+            "fsync": args.fsync,
+            "durability": args.durability,
+            "bot_delay_ms": args.bot_delay_ms,
+        }
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    if settings.workers < 1:
+        print("--workers must be at least 1", file=sys.stderr)
+        return 2
+    if settings.workers > 1 and not settings.redis_url:
+        print(
+            "the embedded store belongs to one process: run it with --workers 1, or set REDIS_URL to share a real Redis",
+            file=sys.stderr,
+        )
+        return 2
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    os.environ.update(settings.to_env())  # workers build their app from the environment
+    loader = AppLoader(factory=partial(create_app, settings))
+    app = loader.load()
+    app.prepare(host=settings.host, port=settings.port, workers=settings.workers, access_log=False, motd=False)
+    Sanic.serve(primary=app, app_loader=loader)
+    return 0

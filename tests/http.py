@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import socket
 from collections.abc import AsyncIterator
 
 import httpx
@@ -11,7 +12,9 @@ from sanic import Sanic
 
 @contextlib.asynccontextmanager
 async def serving(app: Sanic) -> AsyncIterator[httpx.AsyncClient]:
-    server = await app.create_server(host="127.0.0.1", port=0, return_asyncio_server=True, access_log=False)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))  # Sanic reads port 0 as "the default, 8000": bind a free port ourselves
+    server = await app.create_server(sock=sock, return_asyncio_server=True, access_log=False)
     assert server is not None
     await server.startup()
     await server.before_start()

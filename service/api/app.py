@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import socket
 import tempfile
 
 from sanic import Sanic
 from sanic_ext import Extend
 
 from service.events.stores import open_store_checked
+from service.projections import Projector
 
 from . import errors
 from .games import Games
@@ -52,9 +55,13 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
         app.ctx.games = Games(store, cache_size=settings.cache_size, bot_delay_ms=settings.bot_delay_ms)
         app.ctx.stop = asyncio.Event()
         app.ctx.tasks = []
+        loop = asyncio.get_running_loop()
         if settings.runner:
             app.ctx.runner = Runner(app.ctx.games, interval_ms=settings.runner_interval_ms)
-            app.ctx.tasks.append(asyncio.get_running_loop().create_task(app.ctx.runner.run(app.ctx.stop)))
+            app.ctx.tasks.append(loop.create_task(app.ctx.runner.run(app.ctx.stop)))
+        if settings.projector:
+            app.ctx.projector = Projector(store, f"{socket.gethostname()}-{os.getpid()}")
+            app.ctx.tasks.append(loop.create_task(app.ctx.projector.run_forever(app.ctx.stop, poll_interval=settings.projector_poll_ms / 1000)))
 
     @app.before_server_stop
     async def _close(app: Sanic) -> None:

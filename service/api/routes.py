@@ -11,6 +11,7 @@ from sanic.response import ResponseStream
 from service.events.base import Player
 from service.events.envelope import canonical, redacted, seed_commitment
 from service.events.export import dump
+from service.projections import read_audit, read_results, read_scores
 from service.rules.engine import Game, audit_lines, export_header
 
 from . import schemas as s
@@ -199,11 +200,40 @@ async def events(request: Request, game_id: str) -> HTTPResponse:
 @bp.get("/games/<game_id:str>/audit")
 @doc("get", "/games/<game_id:str>/audit", "The audit log: one line per event", answers={200: str}, errors=(401, 404, 503), content_type="text/plain")
 async def audit(request: Request, game_id: str) -> HTTPResponse:
+    """Public lines come from the audit read model, completed by the events it has not reached yet; a reader who
+    may see everything (the admin, anyone once the game is over) gets every hidden part spelled out too."""
     who = await _caller(request)
+    store = request.app.ctx.store
     game = await _games(request).fresh(game_id)
-    envelopes = await request.app.ctx.store.read(game_id)
-    lines = audit_lines(game.rules, envelopes, reveal=_sees_all(game, who))
-    return HTTPResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
+    if _sees_all(game, who):
+        lines = audit_lines(game.rules, await store.read(game_id), reveal=True)
+    else:
+        lines, projected = await read_audit(store, game_id)
+        lines += audit_lines(game.rules, await store.read(game_id, after=projected))
+    body = "".join(line + "\n" for line in lines)
+    return HTTPResponse(body, content_type="text/plain; charset=utf-8", headers={"x-version": str(len(lines))})
+
+
+@bp.get("/games/<game_id:str>/scores")
+@doc("get", "/games/<game_id:str>/scores", "The scores read model (it may lag: `version` says how far it reflects)",
+     answers={200: s.ScoresAnswer}, errors=(404, 503), auth="none")
+async def scores(request: Request, game_id: str) -> HTTPResponse:
+    model, version = await read_scores(request.app.ctx.store, game_id)
+    if model is None:
+        await _games(request).load(game_id)  # 404 for a game that does not exist
+    return _answer(s.ScoresAnswer(version, model))
+
+
+@bp.get("/players/<player_id:str>")
+@doc("get", "/players/<player_id:str>", "A registered player and their results (a read model: finished games only)",
+     answers={200: s.PlayerAnswer}, errors=(404, 503), auth="none")
+async def player(request: Request, player_id: str) -> HTTPResponse:
+    store = request.app.ctx.store
+    info = await store.player(player_id)
+    if info is None:
+        raise ApiError(404, "not_found", f"No player has the id {player_id!r}", id=player_id)
+    results, _ = await read_results(store, player_id)
+    return _answer(s.PlayerAnswer(player_id, info["name"], results))
 
 
 @bp.get("/games/<game_id:str>/export")

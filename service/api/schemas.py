@@ -8,6 +8,8 @@ import msgspec
 
 from service.events.envelope import Envelope
 from service.events.free_parking import FreeParkingClientCommand
+from service.projections.results import PlayerResults
+from service.projections.scores import Scores
 from service.rules.free_parking.view import FreeParkingView
 
 ClientCommand = FreeParkingClientCommand
@@ -98,3 +100,14 @@ class ReplayAnswer(msgspec.Struct):
     head: str
     view: msgspec.Raw
     state: msgspec.Raw
+
+
+class ScoresAnswer(msgspec.Struct):
+    version: int
+    scores: Scores | None
+
+
+class PlayerAnswer(msgspec.Struct):
+    player_id: str
+    name: str
+    results: PlayerResults | None

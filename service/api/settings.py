@@ -24,6 +24,7 @@ class Settings(msgspec.Struct, kw_only=True):
     allow_volatile: bool = False
     max_body: int = 64 * 1024
     projector: bool = True
+    projector_poll_ms: int = 200
     runner: bool = True
     runner_interval_ms: int = 200
     bot_delay_ms: int = 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import socket
 import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -69,7 +70,9 @@ async def _service(args: argparse.Namespace) -> AsyncIterator[httpx.AsyncClient]
         settings = Settings(data_dir=args.data or Path(tmp), redis_url=env.redis_url, namespace=env.namespace,
                             runner_interval_ms=20, admin_token=env.admin_token)
         app = create_app(settings, name="free_parking_demo")
-        server = await app.create_server(host="127.0.0.1", port=0, return_asyncio_server=True, access_log=False)
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))  # a free port (Sanic reads port 0 as its default, 8000)
+        server = await app.create_server(sock=sock, return_asyncio_server=True, access_log=False)
         assert server is not None
         await server.startup()
         await server.before_start()

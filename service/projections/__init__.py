@@ -1,0 +1,27 @@
+"""Read models materialised in Redis from the events: scores, audit lines, players' results.
+
+Nothing here is the truth: every key under ``<ns>:proj:`` can be dropped and rebuilt from the game streams
+(``rebuild``). A projector (``Projector``) reads the partition logs through a consumer group and applies each
+named game's own stream from the game's checkpoint, storing the checkpoint and the read models in one
+compare-and-set write, so no game's events are ever applied twice or out of order, however many projectors run.
+
+Key layout (``ns`` is the store's namespace, ``{pN}`` the game's partition tag):
+
+- ``ns:proj:scores:{pN}:<game_id>`` — hash: ``applied`` (the checkpoint: the last seq applied) and ``model``
+  (the game's ``Scores`` as JSON);
+- ``ns:proj:audit:{pN}:<game_id>`` — list: one public audit line per applied event (its length is ``applied``);
+- ``ns:proj:results:<player_id>`` — hash: ``g:<game_id>`` (a ``GameResult`` as JSON), ``c:<game_id>``
+  (``"<version> <counter>=<delta> ..."``: what that game added), and the counters ``played:<kind>``,
+  ``won:<kind>``, ``points:<kind>``.
+
+Read them with ``read_scores``, ``read_audit`` and ``read_results``: each answers the read model and the version
+it reflects (a projection may lag the game; the game view a player acts on never comes from here).
+"""
+
+from .audit import read_audit
+from .projector import Projector, project_game
+from .rebuild import rebuild
+from .results import read_results, registered
+from .scores import read_scores
+
+__all__ = ["Projector", "project_game", "read_audit", "read_results", "read_scores", "rebuild", "registered"]

@@ -1,0 +1,286 @@
+"""The projector: reads the partition logs through a consumer group and brings each named game's read models up to date.
+
+A partition-log entry only names a game and a seq range. For each entry the projector applies that game's own
+stream from the game's checkpoint (``applied + 1``, by ``XRANGE``) and stores the new checkpoint with the read
+models in one compare-and-set write (``Store.project_game``: a script on Redis, a journalled op on the embedded
+store) that is refused when the checkpoint moved meanwhile — then it re-reads and tries again. So however many
+projectors run, in one group or several, no game's events are applied twice or out of order. Entries whose range
+is already applied are only acknowledged. A dead consumer's entries are taken over with ``XAUTOCLAIM`` once they
+have been idle ``min_idle_ms``.
+
+The consumer group itself (who read what) is soft state: on the embedded store it is not journalled — log entry
+ids are re-stamped when the journal is replayed — so after a restart the group is created again from the start of
+each log, and every entry already applied is simply acknowledged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from redis import exceptions as rex
+
+from service.events.keys import PARTITIONS
+from service.events.store import Store, StoreUnavailable
+
+from . import audit, results, scores
+
+log = logging.getLogger(__name__)
+
+MAX_EVENTS = 2000
+"""Events read and applied in one compare-and-set write (a longer game takes several)."""
+
+
+@dataclass
+class Stats:
+    entries: int = 0  # log entries acknowledged
+    skipped: int = 0  # of which their range was already applied (by us earlier, or by another projector)
+    reclaimed: int = 0  # entries taken over from another consumer
+    applies: int = 0  # compare-and-set writes that went through
+    events: int = 0  # events applied
+    conflicts: int = 0  # writes refused because another projector moved the checkpoint first
+    results: int = 0  # players' results upserted
+    errors: int = 0  # games that failed to apply (their entries stay pending and are retried)
+    last_error: BaseException | None = field(default=None, repr=False)
+
+    def add(self, other: Stats) -> None:
+        for name in ("entries", "skipped", "reclaimed", "applies", "events", "conflicts", "results", "errors"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.last_error = other.last_error or self.last_error
+
+
+class ProjectionFailed(Exception):
+    """Some games could not be projected; their log entries are still pending."""
+
+
+async def project_game(
+    store: Store, game_id: str, upto: int | None = None, *, max_events: int = MAX_EVENTS, stats: Stats | None = None
+) -> int:
+    """Apply ``game_id``'s stream from its checkpoint until that reaches ``upto`` (``None``: the stream's end).
+
+    Answers the checkpoint reached. Safe to run anywhere at any time: every write is a compare-and-set.
+    """
+    stats = stats if stats is not None else Stats()
+    while True:
+        applied, model = await scores.load(store, game_id)
+        if upto is not None and applied >= upto:
+            return applied
+        envelopes = await store.read(game_id, after=applied, count=max_events)
+        if not envelopes:
+            return applied
+        new = scores.fold(model, envelopes)
+        lines = audit.lines(new.kind, envelopes)
+        if new.status == "finished" and (model is None or model.status != "finished"):
+            # before the checkpoint moves: a crash between the two writes repeats this upsert, which changes nothing
+            stats.results += await results.record(store, new)
+        done = await store.project_game(game_id, applied, new.version, scores.encode(new), lines)
+        if not done.applied:
+            stats.conflicts += 1
+            continue
+        stats.applies += 1
+        stats.events += len(envelopes)
+        if len(envelopes) < max_events and (upto is None or new.version >= upto):
+            return new.version
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class Projector:
+    """One consumer of the projectors' group; run several (in one process or many) to share the partitions' work."""
+
+    def __init__(
+        self,
+        store: Store,
+        consumer_name: str,
+        group: str = "projectors",
+        *,
+        count: int = 200,
+        min_idle_ms: int = 60_000,
+        max_events: int = MAX_EVENTS,
+        concurrency: int | None = None,
+        partitions: range | list[int] | None = None,
+    ) -> None:
+        self.store = store
+        self.consumer = consumer_name
+        self.group = group
+        self.count = count
+        self.min_idle_ms = min_idle_ms
+        self.max_events = max_events
+        self.concurrency = concurrency or (1 if store.name == "embedded" else 16)
+        self.partitions = list(partitions if partitions is not None else range(PARTITIONS))
+        self.stats = Stats()
+        self._groups_ready = False
+        self._own_pending = set(self.partitions)  # partitions whose pending entries of ours must be read again
+
+    # --- the consumer group ------------------------------------------------------------------
+
+    async def ensure_groups(self) -> None:
+        """Create the group on every partition log (from its start; the log is created if missing)."""
+        for p in self.partitions:
+            try:
+                create = self.store.r.xgroup_create(self.store.keys.log(p), self.group, id="0", mkstream=True)
+                await self.store._read(create)
+            except rex.ResponseError as e:
+                if "BUSYGROUP" not in str(e):
+                    raise
+        self._groups_ready = True
+
+    async def step(self) -> int:
+        """One pass over the partitions: our own pending entries where needed, then new ones; answers entries acked.
+
+        Each read covers every partition in one pipeline (one round trip), and the games named are applied concurrently.
+        """
+        if not self._groups_ready:
+            await self.ensure_groups()
+        done = 0
+        if self._own_pending:
+            parts, self._own_pending = sorted(self._own_pending), set()  # _process adds back any whose game fails again
+            try:
+                starts = {p: "0" for p in parts}
+                while starts:
+                    batch = await self._read_groups(starts)
+                    done += await self._process(batch)
+                    starts = {p: _text(e[-1][0]) for p, e in batch.items() if len(e) >= self.count}
+            except BaseException:
+                self._own_pending.update(parts)
+                raise
+        done += await self._process(await self._read_groups({p: ">" for p in self.partitions}))
+        return done
+
+    async def reclaim(self, min_idle_ms: int | None = None) -> int:
+        """Take over entries another consumer left pending ``min_idle_ms`` and process them; answers entries acked."""
+        if not self._groups_ready:
+            await self.ensure_groups()
+        idle = self.min_idle_ms if min_idle_ms is None else min_idle_ms
+        done = 0
+        starts = {p: "0-0" for p in self.partitions}
+        while starts:
+            pipe = self.store.r.pipeline(transaction=False)
+            for p, start in starts.items():
+                pipe.xautoclaim(self.store.keys.log(p), self.group, self.consumer, idle, start, count=self.count)
+            replies = await self.store._read(pipe.execute())
+            batch, following = {}, {}
+            for p, reply in zip(starts, replies, strict=True):
+                cursor, claimed = _text(reply[0]), reply[1]
+                if claimed:
+                    batch[p] = claimed
+                    self.stats.reclaimed += len(claimed)
+                if cursor != "0-0":
+                    following[p] = cursor
+            done += await self._process(batch)
+            starts = following
+        return done
+
+    async def catch_up(self, *, reclaim: bool = True) -> Stats:
+        """Process until there is nothing new and nothing to reclaim; raise ``ProjectionFailed`` if a game failed."""
+        counted = ("entries", "skipped", "reclaimed", "applies", "events", "conflicts", "results", "errors")
+        before = {k: getattr(self.stats, k) for k in counted}
+        self.stats.last_error = None
+        while await self.step() or (reclaim and await self.reclaim()):
+            pass
+        ran = Stats(**{k: getattr(self.stats, k) - before[k] for k in counted})
+        if ran.errors:
+            last = self.stats.last_error
+            raise ProjectionFailed(f"{ran.errors} game applies failed; the last: {last!r}") from last
+        return ran
+
+    async def run_forever(
+        self, stop_event: asyncio.Event, poll_interval: float = 0.5, reclaim_interval: float | None = None
+    ) -> None:
+        """Project until ``stop_event`` is set: poll every ``poll_interval`` s when idle; reclaim every
+        ``reclaim_interval`` s (default: half the idle time a dead consumer's entries must reach)."""
+        reclaim_every = max(self.min_idle_ms / 2000, poll_interval) if reclaim_interval is None else reclaim_interval
+        last_reclaim = time.monotonic()
+        while not stop_event.is_set():
+            done = 0
+            try:
+                done = await self.step()
+                if time.monotonic() - last_reclaim >= reclaim_every:
+                    last_reclaim = time.monotonic()
+                    done += await self.reclaim()
+            except StoreUnavailable as e:
+                log.warning("projector %s: store unavailable (%s); retrying", self.consumer, e)
+            except rex.ResponseError as e:
+                if "NOGROUP" not in str(e):
+                    log.exception("projector %s", self.consumer)
+                self._groups_ready = False  # dropped by a rebuild: create it again
+                self._own_pending = set(self.partitions)
+            except Exception:
+                log.exception("projector %s", self.consumer)
+            if done:
+                await asyncio.sleep(0)
+                continue
+            try:
+                await asyncio.wait_for(stop_event.wait(), poll_interval)
+            except TimeoutError:
+                pass
+
+    # --- entries -----------------------------------------------------------------------------
+
+    async def _read_groups(self, starts: dict[int, str]) -> dict[int, list[tuple[Any, Any]]]:
+        """``XREADGROUP`` of each partition from its start (``>``: new entries; an id: our pending ones after it)."""
+        pipe = self.store.r.pipeline(transaction=False)
+        for p, start in starts.items():
+            pipe.xreadgroup(self.group, self.consumer, {self.store.keys.log(p): start}, count=self.count)
+        replies = await self.store._read(pipe.execute())
+        return {p: reply[0][1] for p, reply in zip(starts, replies, strict=True) if reply and reply[0][1]}
+
+    async def _read_group(self, p: int, start: str) -> list[tuple[Any, Any]]:
+        return (await self._read_groups({p: start})).get(p, [])
+
+    async def _process(self, batch: dict[int, list[tuple[Any, Any]]]) -> int:
+        """Apply the games the entries name (each once, up to the highest seq named) and acknowledge their entries."""
+        if not batch:
+            return 0
+        games: dict[str, list[Any]] = {}
+        upto: dict[str, int] = {}
+        home: dict[str, int] = {}
+        acked: dict[int, list[Any]] = {}
+        for p, entries in batch.items():
+            for entry_id, fields in entries:
+                if not fields or b"game" not in fields:  # deleted from the log, or not a pointer: nothing to apply
+                    acked.setdefault(p, []).append(entry_id)
+                    continue
+                game = fields[b"game"].decode()
+                games.setdefault(game, []).append(entry_id)
+                upto[game] = max(upto.get(game, 0), int(fields[b"to"]))
+                home[game] = p
+        gate = asyncio.Semaphore(self.concurrency)
+
+        async def one(game: str) -> bool:
+            async with gate:
+                stats = Stats()
+                try:
+                    await project_game(self.store, game, upto[game], max_events=self.max_events, stats=stats)
+                    if stats.applies == 0:
+                        stats.skipped += len(games[game])
+                    return True
+                except StoreUnavailable:
+                    raise
+                except Exception as e:  # one bad game must not stop the others; its entries stay pending
+                    log.exception("projector %s: game %s failed to project", self.consumer, game)
+                    stats.errors += 1
+                    stats.last_error = e
+                    return False
+                finally:
+                    self.stats.add(stats)
+
+        ok = await asyncio.gather(*(one(g) for g in games))
+        for game, good in zip(games, ok, strict=True):
+            if good:
+                acked.setdefault(home[game], []).extend(games[game])
+            else:
+                self._own_pending.add(home[game])
+        if acked:
+            pipe = self.store.r.pipeline(transaction=False)
+            for p, ids in acked.items():
+                pipe.xack(self.store.keys.log(p), self.group, *ids)
+            await self.store._read(pipe.execute())
+        n = sum(len(ids) for ids in acked.values())
+        self.stats.entries += n
+        return n

@@ -1,0 +1,184 @@
+"""The scores of a game: who sits where, their Point cards and points, the status and the winner.
+
+A pure fold of the events' public parts (``fold``): the projector stores its result with the checkpoint
+(``ns:proj:scores:{pN}:<game_id>``, fields ``applied`` and ``model``). Points belong to the seat and the
+player sits in it: when two players trade places each takes over the other seat's Point cards, so scores
+follow the player (RULES.md §1, "Trade places").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import msgspec
+
+from service.events.base import Player
+from service.events.envelope import Envelope
+from service.events.store import Store
+from service.rules.engine import rules_for
+from service.rules.free_parking import cards as fp_cards
+
+
+class OutOfOrder(Exception):
+    """Events handed to a fold do not follow the version it reflects: a bug, never folded."""
+
+
+class SeatScore(msgspec.Struct, kw_only=True, omit_defaults=True):
+    seat: int
+    player: Player | None = None
+    points: int = 0
+    point_cards: list[str] = []
+
+
+class Scores(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One game's scores as of ``version`` (the last event folded in)."""
+
+    game_id: str
+    kind: str
+    version: int = 0
+    status: str = "waiting"
+    mode: str | None = None
+    round: int = 0
+    seats: list[SeatScore] = []
+    winner: int | None = None
+    created_at: int = 0
+    updated_at: int = 0
+    finished_version: int | None = None  # the seq of the event that ended the game
+    finished_at: int | None = None
+
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(Scores)
+
+
+class _Kind(msgspec.Struct):
+    kind: str
+
+
+_kind = msgspec.json.Decoder(_Kind)
+
+
+def encode(scores: Scores) -> bytes:
+    return _encoder.encode(scores)
+
+
+def decode(raw: bytes) -> Scores:
+    return _decoder.decode(raw)
+
+
+def copy(scores: Scores) -> Scores:
+    return _decoder.decode(_encoder.encode(scores))
+
+
+def start(env: Envelope) -> Scores:
+    """The empty scores of a game whose first event is ``env`` (``game_created``: it names the kind)."""
+    if env.seq != 1:
+        raise OutOfOrder(f"game {env.game_id}: a projection starts at seq 1, not {env.seq}")
+    return Scores(game_id=env.game_id, kind=_kind.decode(env.public).kind, created_at=env.at)
+
+
+def fold(scores: Scores | None, envelopes: Sequence[Envelope]) -> Scores:
+    """``scores`` (``None``: before the first event) with ``envelopes`` folded in; the input is left as it was.
+
+    Only public parts are read (a redacted log folds the same). Events must follow ``scores.version`` one by one.
+    """
+    if not envelopes:
+        if scores is None:
+            raise ValueError("nothing to fold")
+        return scores
+    out = copy(scores) if scores is not None else start(envelopes[0])
+    codec = rules_for(out.kind).CODEC
+    steps = STEPS.get(out.kind, {})
+    for env in envelopes:
+        if env.seq != out.version + 1:
+            raise OutOfOrder(f"game {out.game_id}: seq {env.seq} after version {out.version}")
+        step = steps.get(env.type)
+        if step is not None:
+            step(out, codec.join(env.public), env)
+        out.version, out.updated_at = env.seq, env.at
+    return out
+
+
+# --- the card game ---------------------------------------------------------------------------
+
+
+def _score(seat: SeatScore) -> None:
+    seat.points = sum(fp_cards.value_of(c) for c in seat.point_cards)
+
+
+def _game_created(s: Scores, e: Any, env: Envelope) -> None:
+    s.seats = [SeatScore(seat=i) for i in range(getattr(e.config, "seats", 1))]
+    s.mode = getattr(e.config, "mode", None)
+
+
+def _seat_taken(s: Scores, e: Any, env: Envelope) -> None:
+    s.seats[e.seat].player = e.player
+
+
+def _round_dealt(s: Scores, e: Any, env: Envelope) -> None:
+    s.round = e.round
+    for seat in s.seats:  # a new round starts from no Point cards down
+        seat.point_cards, seat.points = [], 0
+
+
+def _turn_began(s: Scores, e: Any, env: Envelope) -> None:
+    if s.status == "waiting":
+        s.status = "playing"
+
+
+def _errand_run(s: Scores, e: Any, env: Envelope) -> None:
+    seat = s.seats[e.seat]
+    seat.point_cards.append(e.card)
+    _score(seat)
+
+
+def _point_card_moved(s: Scores, e: Any, env: Envelope) -> None:
+    seat = s.seats[e.seat]
+    seat.point_cards.remove(e.card)
+    _score(seat)
+    if e.to is not None:
+        s.seats[e.to].point_cards.append(e.card)
+        _score(s.seats[e.to])
+
+
+def _places_traded(s: Scores, e: Any, env: Envelope) -> None:
+    a, b = s.seats[e.seat], s.seats[e.other]
+    a.player, b.player = b.player, a.player
+
+
+def _game_won(s: Scores, e: Any, env: Envelope) -> None:
+    s.status, s.winner = "finished", e.seat
+    s.finished_version, s.finished_at = env.seq, env.at
+
+
+Step = Callable[[Scores, Any, Envelope], None]
+
+STEPS: dict[str, dict[str, Step]] = {
+    "free-parking": {
+        "game_created": _game_created,
+        "seat_taken": _seat_taken,
+        "round_dealt": _round_dealt,
+        "turn_began": _turn_began,
+        "errand_run": _errand_run,
+        "point_card_moved": _point_card_moved,
+        "places_traded": _places_traded,
+        "game_won": _game_won,
+    },
+}
+"""Per kind, the events that change the scores (every other event only moves the version)."""
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+async def load(store: Store, game_id: str) -> tuple[int, Scores | None]:
+    """The checkpoint and the scores stored with it, read together (``0, None`` before the first apply)."""
+    applied, model = await store._read(store.r.hmget(store.keys.game_projection("scores", game_id), "applied", "model"))
+    return int(applied or 0), decode(model) if model else None
+
+
+async def read_scores(store: Store, game_id: str) -> tuple[Scores | None, int]:
+    """A game's scores and the version they reflect (``None, 0``: not projected yet, or no such game)."""
+    applied, model = await load(store, game_id)
+    return model, applied

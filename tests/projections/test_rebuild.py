@@ -1,0 +1,172 @@
+"""Rebuild: the read models replayed from nothing equal the ones the projector built as the games were played."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import time
+
+from service.cli import projections as cli
+from service.events.embedded import EmbeddedStore
+from service.events.keys import PARTITIONS
+from service.projections import Projector, project_game, read_scores, rebuild
+from service.projections.projector import Stats
+from service.projections.rebuild import all_games, read_all
+from tests.projections.helpers import Feeder, Played, assert_projected, pending, shared_games, snapshot
+from tests.stores import drop_namespace, namespace, need_redis
+
+
+# Games in the rebuild test: the embedded store appends at ~200 µs an event (fakeredis), so it gets fewer to stay
+# within the suite's time budget; FREE_PARKING_PROJECTION_GAMES sets both (e.g. 300 for the embedded store too).
+REBUILD_GAMES = {"redis": 300, "embedded": 100}
+
+
+async def test_rebuild_equals_the_incrementally_built_projections(store):
+    """THE test: a few hundred games of 2–8 seats appended chunk by chunk, a dozen in progress at once, a projector
+    catching up every few appends; then everything dropped and rebuilt from the streams — and compared."""
+    many = shared_games(int(os.environ.get("FREE_PARKING_PROJECTION_GAMES", REBUILD_GAMES[store.name])))
+    projector = Projector(store, "incremental")
+    catch_ups = 0
+
+    async def catch_up() -> None:
+        nonlocal catch_ups
+        catch_ups += 1
+        await projector.catch_up()
+
+    started = time.perf_counter()
+    feeder = Feeder(store, many)
+    await feeder.interleaved(active=12, every=40, between=catch_up)
+    fed = time.perf_counter() - started
+    assert await pending(store) == 0
+    incremental = await snapshot(store, many)
+    events = sum(g.version for g in many)
+    assert projector.stats.events == events and projector.stats.errors == 0
+
+    games, _ = await all_games(store)
+    assert sorted(games) == sorted(g.game_id for g in many)
+    raw_events, raw_seconds = await read_all(store, games)
+    done = await rebuild(store)
+    assert (done.games, done.events) == (len(many), events) == (len(many), raw_events)
+    assert done.dropped_keys >= 2 * len(many)
+    rebuilt = await snapshot(store, many)
+    assert rebuilt == incremental
+    await assert_projected(store, many)
+    print(
+        f"\n[{store.name}] {len(many)} games, {events} events in {feeder.appends} appends, {catch_ups} catch-ups: "
+        f"fed and projected in {fed:.1f} s; rebuild {done.seconds:.2f} s = {done.events_per_second:,.0f} events/s; "
+        f"raw XRANGE + decode {raw_seconds:.2f} s = {raw_events / raw_seconds:,.0f} events/s"
+    )
+
+
+async def test_after_a_rebuild_the_group_resumes_where_the_replay_stopped(store, few: list[Played]):
+    feeder = Feeder(store, few[:10])
+    for g in few[:10]:
+        await feeder.append_chunk(g, size=30)
+    await Projector(store, "before").catch_up()
+    await rebuild(store)
+    assert await pending(store) == 0
+    before = feeder.appends
+    replayed = sum([(await read_scores(store, g.game_id))[1] for g in few[:10]])
+    for g in few[:10]:
+        await feeder.append_all(g)
+    stats = await Projector(store, "after").catch_up()
+    assert stats.entries == feeder.appends - before  # only what was appended since the replay
+    assert stats.events == sum(g.version for g in few[:10]) - replayed
+    await assert_projected(store, few[:10])
+
+
+async def test_rebuild_finds_games_whose_log_entries_are_gone(store, few: list[Played]):
+    games = few[:6]
+    feeder = Feeder(store, games)
+    for g in games:
+        await feeder.append_all(g)
+    for p in range(PARTITIONS):  # as if the logs had been trimmed
+        await store.r.delete(store.keys.log(p))
+    done = await rebuild(store)
+    assert done.games == len(games)
+    await assert_projected(store, games)
+
+
+async def test_racing_applies_of_one_game_write_each_event_once(store, few: list[Played]):
+    g = few[5]
+    await Feeder(store, [g]).append_all(g)
+    stats = Stats()
+    await asyncio.gather(*(project_game(store, g.game_id, max_events=50, stats=stats) for _ in range(4)))
+    assert stats.events == g.version
+    assert stats.conflicts > 0  # they did race: the compare-and-set turned the losers away
+    await assert_projected(store, [g])
+
+
+def _args(parser: argparse.ArgumentParser, *argv: str) -> argparse.Namespace:
+    return parser.parse_args(list(argv))
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m service")
+    sub = p.add_subparsers(dest="command")
+    cli.add_rebuild_parser(sub)
+    cli.add_project_parser(sub)
+    return p
+
+
+def test_the_cli_rebuilds_and_projects_the_embedded_store(tmp_path, few: list[Played], monkeypatch, capsys):
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    games = few[:5]
+    data = tmp_path / "data"
+
+    async def fill() -> None:
+        store = await EmbeddedStore(data).open()
+        feeder = Feeder(store, games)
+        for g in games:
+            await feeder.append_all(g)
+        await store.close()
+
+    async def check() -> dict:
+        store = await EmbeddedStore(data).open()
+        try:
+            await assert_projected(store, games)
+            return await snapshot(store, games)
+        finally:
+            await store.close()
+
+    asyncio.run(fill())
+    args = _args(_parser(), "project", "--data", str(data), "--name", "cli")
+    assert args.func(args) == 0
+    projected = asyncio.run(check())
+    args = _args(_parser(), "rebuild", "--data", str(data), "--compare")
+    assert args.func(args) == 0
+    assert asyncio.run(check()) == projected
+    out = capsys.readouterr().out
+    assert "events/s" in out and "raw XRANGE" in out
+
+
+def test_the_cli_uses_redis_when_redis_url_is_set(few: list[Played], monkeypatch):
+    from service.events.store import RedisStore
+
+    url = need_redis()
+    ns = namespace()
+    monkeypatch.setenv("REDIS_URL", url)
+    games = few[:3]
+
+    async def fill() -> None:
+        store = RedisStore.from_url(url, namespace=ns)
+        feeder = Feeder(store, games)
+        for g in games:
+            await feeder.append_all(g)
+        await store.close()
+
+    async def check_and_drop() -> None:
+        store = RedisStore.from_url(url, namespace=ns)
+        try:
+            await assert_projected(store, games)
+        finally:
+            await drop_namespace(store.r, ns)
+            await store.close()
+
+    asyncio.run(fill())
+    args = _args(_parser(), "project", "--namespace", ns, "--once")
+    assert args.func(args) == 0
+    args = _args(_parser(), "rebuild", "--namespace", ns)
+    assert args.func(args) == 0
+    asyncio.run(check_and_drop())

@@ -88,7 +88,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("play", help="bots play one game; print its audit, the scores and its verdict (default)")
+    p = sub.add_parser("play", help="bots play one game in memory; print its audit, the scores and its verdict")
     add_arguments(p)
     p.set_defaults(func=main)
 

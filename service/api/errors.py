@@ -51,6 +51,8 @@ def bad_body(e: Exception, code: str = "invalid_request") -> ApiError:
     """A body that is not JSON, or does not match its schema: say where."""
     if isinstance(e, msgspec.ValidationError):
         return ApiError(400, code, f"The body does not match the schema: {e}")
+    if isinstance(e, RecursionError):
+        return ApiError(400, "malformed_json", "The body is nested too deeply to be a request of this API")
     return ApiError(400, "malformed_json", f"The body is not valid JSON: {e}")
 
 

@@ -12,6 +12,7 @@ import asyncio
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -48,6 +49,7 @@ class Games:
         self.cache_size = cache_size
         self.bot_delay_ms = bot_delay_ms
         self._loading: dict[str, asyncio.Lock] = {}
+        self.on_due: Callable[[str, int], None] | None = None  # the runner's schedule, when one runs here
 
     # --- loading ------------------------------------------------------------------------------
 
@@ -99,6 +101,8 @@ class Games:
             rules = rules_for(kind)
         except ValueError as e:
             raise ApiError(400, "invalid_request", str(e), kind=kind) from None
+        if "seats" in options:  # else the options would seat more players than the game's answer and index say
+            raise ApiError(400, "invalid_request", "Give the number of seats as `seats`, not among the options")
         try:
             config = msgspec.convert({"seats": seats, **options}, rules.CONFIG)
         except msgspec.ValidationError as e:
@@ -127,7 +131,8 @@ class Games:
             if game.rules.status_of(game.state) != "waiting":
                 raise ApiError(409, "game_full", "Every seat of this game is taken", game_id=game_id)
             try:
-                executed = await self._append(game, TakeSeat(player=player), None, None, "")
+                taken = sum(st.player is not None for st in game.state.seats) + 1  # for GET /games
+                executed = await self._append(game, TakeSeat(player=player), None, None, "", meta={"taken": str(taken)})
             except _Conflict:
                 continue
             seat = next(i for i, st in enumerate(executed.game.state.seats) if st.player == player)
@@ -156,7 +161,9 @@ class Games:
             if expected_version is not None and expected_version != game.version:
                 game = await self.fresh(game_id)
                 if expected_version != game.version:
-                    await self._repeat(game_id, key, digest)
+                    repeat = await self._repeat(game_id, key, digest)  # a retry of a command that went through
+                    if repeat is not None:
+                        return repeat
                     raise ApiError(409, "version_conflict", f"The game is at version {game.version}, not {expected_version}", version=game.version)
             try:
                 return await self._append(game, command, seat, command_id, key, digest=digest)
@@ -170,7 +177,10 @@ class Games:
                     raise
             except _Conflict:
                 if expected_version is not None:
-                    await self._repeat(game_id, key, digest)
+                    repeat = await self._repeat(game_id, key, digest)
+                    if repeat is not None:
+                        return repeat
+                    game = await self.fresh(game_id)
                     raise ApiError(409, "version_conflict", "Another command was applied first", version=game.version) from None
                 game = await self.fresh(game_id)
             except _Repeat as r:
@@ -206,8 +216,8 @@ class Games:
     ) -> Executed:
         now = now if now is not None else now_ms()
         envelopes, state = game.decide(command, seat, now, command_id)
-        after = _Peek(game, state, envelopes)
         status = game.rules.status_of(state)
+        due = due_at(_Peek(game, state, envelopes), now, self.bot_delay_ms)
         result = await self.store.append(
             AppendRequest(
                 game_id=game.game_id,
@@ -216,7 +226,7 @@ class Games:
                 head=envelopes[-1].hash,
                 status=status,
                 created_at=game.created_at or now,
-                due_at=due_at(after, now, self.bot_delay_ms),
+                due_at=due,
                 command_key=key,
                 command_digest=digest,
                 meta=meta or {},
@@ -227,6 +237,8 @@ class Games:
                 game.commit(envelopes, state)
             else:
                 self.cache.pop(game.game_id, None)
+            if due is not None and self.on_due is not None:
+                self.on_due(game.game_id, due)
             return Executed(envelopes, game)
         if result.outcome == "conflict":
             raise _Conflict()

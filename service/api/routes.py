@@ -31,7 +31,7 @@ def _answer(body: Any, status: int = 200) -> HTTPResponse:
 def _decode(request: Request, schema: type, code: str = "invalid_request") -> Any:
     try:
         return msgspec.json.decode(request.body or b"{}", type=schema)
-    except msgspec.DecodeError as e:
+    except (msgspec.DecodeError, RecursionError) as e:  # RecursionError: JSON nested deeper than the decoder goes
         raise bad_body(e, code) from None
 
 
@@ -126,13 +126,14 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
     body = _decode(request, s.JoinSeat)
     who = await _caller(request)
     store = request.app.ctx.store
-    if (body.name is None) == (body.bot is None) and not (who.player_id and body.bot is None):
+    registered = who.player_id is not None and who.guest_of is None
+    if (body.name is None) == (body.bot is None) and not (registered and body.bot is None):
         raise ApiError(400, "invalid_request", "Send either a name or a bot (a registered player's token needs neither)")
     await _games(request).load(game_id)
     token: str | None = None
     if body.bot is not None:
         player = Player(name=f"{body.bot} bot", player_id=new_id("b"), bot=body.bot)
-    elif who.player_id is not None and who.guest_of is None:
+    elif registered:
         player = Player(name=who.name or "", player_id=who.player_id)
         token = request.headers["authorization"].partition(" ")[2].strip()
     else:
@@ -160,7 +161,7 @@ async def command(request: Request, game_id: str) -> HTTPResponse:
     game = await games.load(game_id)
     try:
         cmd = game.codec.decode_command(request.body or b"")
-    except msgspec.DecodeError as e:
+    except (msgspec.DecodeError, RecursionError) as e:
         raise bad_body(e, "invalid_command") from None
     seat = _seat_of(game, who)
     if seat is None:

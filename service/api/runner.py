@@ -1,13 +1,19 @@
-"""The server's own moves: overdue deadlines and server-seated bots, found through the partitions' due sets.
+"""The server's own moves: overdue deadlines and server-seated bots.
 
-Any worker may run it; two that act on the same game at once collapse into one event, because each
-move carries a command id derived from the game and version (``timeout:<game>:<seq>``,
-``bot:<game>:<version>``) and the version it was decided on.
+Each append records when the game next needs the server (its partition's ``due`` set). The worker that
+appended also keeps that time in a local schedule, so a bot answers or a deadline fires on time without
+polling; every worker also scans the due sets now and then — at start, too — so games whose worker died
+or restarted are found again.
+
+Any worker may act; two that act on the same game at once collapse into one event, because each move
+carries a command id derived from the game and version (``timeout:<game>:<seq>``, ``bot:<game>:<version>``)
+and the version it was decided on.
 """
 
 from __future__ import annotations
 
 import asyncio
+import heapq
 import logging
 
 from service.events.store import StoreUnavailable
@@ -21,39 +27,64 @@ log = logging.getLogger("free_parking.runner")
 
 
 class Runner:
-    def __init__(self, games: Games, *, interval_ms: int = 200) -> None:
+    def __init__(self, games: Games, *, interval_ms: int = 1000) -> None:
         self.games = games
-        self.interval = interval_ms / 1000
+        self.scan_ms = interval_ms
+        self._schedule: list[tuple[int, str]] = []
+        self._wake = asyncio.Event()
+        games.on_due = self.schedule
+
+    def schedule(self, game_id: str, at: int) -> None:
+        """Look at ``game_id`` again at ``at`` (ms)."""
+        heapq.heappush(self._schedule, (at, game_id))
+        self._wake.set()
 
     async def run(self, stop: asyncio.Event) -> None:
+        last_scan = 0
         while not stop.is_set():
+            now = now_ms()
             try:
-                busy = await self.tick()
+                while self._schedule and self._schedule[0][0] <= now:
+                    _, game_id = heapq.heappop(self._schedule)
+                    await self.act(game_id, clear=False)
+                if now - last_scan >= self.scan_ms:
+                    last_scan = now
+                    await self.scan(now)
             except StoreUnavailable as e:
                 log.warning("runner: store unavailable (%s); retrying", e)
-                busy = False
             except Exception:
                 log.exception("runner: unexpected error; carrying on")
-                busy = False
-            if not busy:
-                try:
-                    await asyncio.wait_for(stop.wait(), self.interval)
-                except TimeoutError:
-                    pass
+            await self._sleep(stop, last_scan)
 
-    async def tick(self) -> bool:
-        """Act on every game that is due; whether anything was done."""
-        now = now_ms()
+    async def _sleep(self, stop: asyncio.Event, last_scan: int) -> None:
+        wake_at = last_scan + self.scan_ms
+        if self._schedule:
+            wake_at = min(wake_at, self._schedule[0][0])
+        delay = max(0, wake_at - now_ms()) / 1000
+        self._wake.clear()
+        waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(self._wake.wait())]
+        try:
+            await asyncio.wait(waits, timeout=delay, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waits:
+                w.cancel()
+
+    async def scan(self, now: int) -> bool:
+        """Act on every game the store says is due; whether anything was done."""
         acted = False
         for game_id, _ in await self.games.store.due_games(now):
-            acted |= await self.act(game_id)
+            acted |= await self.act(game_id, clear=True)
         return acted
 
-    async def act(self, game_id: str) -> bool:
+    # Kept for callers that drive the runner by hand (tests, tools).
+    tick = scan
+
+    async def act(self, game_id: str, *, clear: bool = True) -> bool:
         game = await self.games.fresh(game_id)
         move = server_move(game, now_ms())
         if move is None:
-            await self.games.store.clear_due(game_id, game.version)
+            if clear:
+                await self.games.store.clear_due(game_id, game.version)
             return False
         try:
             await self.games.execute(

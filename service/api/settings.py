@@ -26,7 +26,7 @@ class Settings(msgspec.Struct, kw_only=True):
     projector: bool = True
     projector_poll_ms: int = 200
     runner: bool = True
-    runner_interval_ms: int = 200
+    runner_interval_ms: int = 1000
     bot_delay_ms: int = 0
     cache_size: int = 20_000
 
@@ -40,7 +40,7 @@ class Settings(msgspec.Struct, kw_only=True):
         for name in self.__struct_fields__:
             value = getattr(self, name)
             if value is not None:
-                out[ENV_PREFIX + name.upper()] = str(value)
+                out[ENV_PREFIX + name.upper()] = str(value).lower() if isinstance(value, bool) else str(value)
         return out
 
     @classmethod
@@ -53,4 +53,10 @@ class Settings(msgspec.Struct, kw_only=True):
                 raw[name] = env[key]
         if "REDIS_URL" in env and "redis_url" not in raw and env["REDIS_URL"]:
             raw["redis_url"] = env["REDIS_URL"]
-        return msgspec.convert(raw, cls, strict=False)
+        return msgspec.convert(raw, cls, strict=False, dec_hook=_from_text)
+
+
+def _from_text(kind: type, value: object) -> object:
+    if kind is Path and isinstance(value, str):
+        return Path(value)
+    raise NotImplementedError(kind)

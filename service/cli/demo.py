@@ -68,7 +68,7 @@ async def _service(args: argparse.Namespace) -> AsyncIterator[httpx.AsyncClient]
     with tempfile.TemporaryDirectory(prefix="free-parking-demo-") as tmp:
         env = Settings.from_env()
         settings = Settings(data_dir=args.data or Path(tmp), redis_url=env.redis_url, namespace=env.namespace,
-                            runner_interval_ms=20, admin_token=env.admin_token)
+                            runner_interval_ms=200, admin_token=env.admin_token)
         app = create_app(settings, name="free_parking_demo")
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))  # a free port (Sanic reads port 0 as its default, 8000)

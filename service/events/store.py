@@ -152,6 +152,7 @@ class Store:
     def __init__(self, client: Any, namespace: str = "fp") -> None:
         self.r = client
         self.keys = Keys(namespace)
+        self._tokens: dict[str, bytes] = {}
 
     # --- writes -------------------------------------------------------------------------------
 
@@ -165,6 +166,7 @@ class Store:
         return await self._write("append", req)
 
     async def put_token(self, digest: str, record: bytes) -> None:
+        """Record a new token. A token is written once and never changes (a second write is ignored)."""
         await self._write("put_token", digest, record)
 
     async def put_player(self, player_id: str, fields: dict[str, str]) -> None:
@@ -211,7 +213,7 @@ class Store:
         return dropped
 
     async def _op_put_token(self, digest: str, record: bytes) -> None:
-        await self.r.set(self.keys.token(digest), record)
+        await self.r.set(self.keys.token(digest), record, nx=True)  # written once: readers may cache it
 
     async def _op_put_player(self, player_id: str, fields: dict[str, str]) -> None:
         await self.r.hset(self.keys.player(player_id), mapping=fields)
@@ -245,7 +247,15 @@ class Store:
         return _parse_record(raw) if raw is not None else None
 
     async def token(self, digest: str) -> bytes | None:
-        return await self._read(self.r.get(self.keys.token(digest)))
+        """A token's record. Records never change once written, so each one read is kept (a bounded cache)."""
+        known = self._tokens.get(digest)
+        if known is None:
+            known = await self._read(self.r.get(self.keys.token(digest)))
+            if known is not None:
+                if len(self._tokens) >= 50_000:
+                    self._tokens.pop(next(iter(self._tokens)))
+                self._tokens[digest] = known
+        return known
 
     async def player(self, player_id: str) -> dict[str, str] | None:
         raw = await self._read(self.r.hgetall(self.keys.player(player_id)))
@@ -329,7 +339,7 @@ class RedisStore(Store):
 
     async def _op_put_token(self, digest: str, record: bytes) -> None:
         pipe = self.r.pipeline(transaction=False)
-        pipe.set(self.keys.token(digest), record)
+        pipe.set(self.keys.token(digest), record, nx=True)  # written once: readers may cache it
         _raise_first(await self._execute(pipe))  # a token is acknowledged like an event: durably
 
     async def _op_put_player(self, player_id: str, fields: dict[str, str]) -> None:

@@ -15,7 +15,7 @@ _app_count = 0
 
 
 def make_settings(kind: str, tmp_path, **overrides) -> Settings:
-    base = dict(data_dir=tmp_path / "data", admin_token=ADMIN, runner_interval_ms=50)
+    base = dict(data_dir=tmp_path / "data", admin_token=ADMIN, runner_interval_ms=250)
     if kind == "redis":
         base.update(redis_url=need_redis(), namespace=namespace())
     base.update(overrides)
@@ -56,3 +56,40 @@ def bearer(token: str) -> dict[str, str]:
 
 
 ADMIN_HEADERS = bearer(ADMIN)
+
+
+@pytest.fixture
+async def live(store_kind, tmp_path):
+    """The real ``python -m service`` in its own process (so client and server use both cores), with an
+    httpx client on it; parametrised over the two stores like ``api``."""
+    import os
+    import subprocess
+    import sys
+
+    import httpx
+
+    from tests.api.test_restart import free_port, wait_healthy
+
+    settings = make_settings(store_kind, tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env.update(settings.to_env())
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service", "serve", "--port", str(port), "--data", str(settings.data_dir)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_healthy(port, proc)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            yield client
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        if store_kind == "redis":
+            import redis.asyncio as aioredis
+
+            r = aioredis.from_url(settings.redis_url)
+            await drop_namespace(r, settings.namespace)
+            await r.aclose()

@@ -32,14 +32,15 @@ async def view(api: httpx.AsyncClient, game_id: str, token: str | None = None) -
     return r.json()
 
 
-PREFERRED = ("free_parking", "run_errand", "feed_meter", "officer_jones", "talk_out")
+WEIGHTS = {"free_parking": 8, "run_errand": 8, "feed_meter": 4, "officer_jones": 4, "talk_out": 4, "end_turn": 3,
+           "time_expires": 1, "draw_second_chance": 1, "swap_three": 0.5, "discard": 0.5}
 
 
 def pick(legal: list[dict], rnd: random.Random) -> dict:
-    """A command from ``legal``: a kind of command first (scoring ones more often), then one of that kind."""
+    """A command from ``legal``: a kind of command first (scoring kinds more often, so games end sooner),
+    then one of that kind at random."""
     kinds = sorted({c["type"] for c in legal})
-    weights = [4 if k in PREFERRED else 1 for k in kinds]
-    kind = rnd.choices(kinds, weights)[0]
+    kind = rnd.choices(kinds, [WEIGHTS.get(k, 1) for k in kinds])[0]
     return rnd.choice([c for c in legal if c["type"] == kind])
 
 
@@ -57,7 +58,7 @@ async def play_from_legal(api: httpx.AsyncClient, game_id: str, tokens: list[str
             return statuses
         actor = v["pending"]["seat"] if v["pending"] else v["turn"]
         v = await view(api, game_id, seat_token[actor])
-        if v["pending"] is None and step % 3 == 0:
+        if v["pending"] is None and step % 5 == 0:
             others = [await view(api, game_id, t) for s, t in seat_token.items() if s != actor]
             interrupts = [o for o in others if o["legal"]]
             if interrupts and rnd.random() < 0.5:
@@ -71,3 +72,111 @@ async def play_from_legal(api: httpx.AsyncClient, game_id: str, tokens: list[str
             seat_token = {(await view(api, game_id, t))["seat"]: t for t in tokens}
         v = r.json()["view"] if r.status_code == 200 else await view(api, game_id, tokens[0])
     raise AssertionError(f"game {game_id} did not finish within {max_commands} commands")
+
+
+# --- for the API contract tests (errors, privacy, commands, deadlines, games) ---------------------------
+
+
+def assert_error(r: httpx.Response, status: int, code: str | None = None) -> dict:
+    """``r`` is an error of API.md's one shape, with ``status`` (and ``code``); its ``error`` object."""
+    assert r.status_code == status, f"expected {status}, got {r.status_code}: {r.text[:500]}"
+    assert r.headers["content-type"].startswith("application/json"), r.headers["content-type"]
+    body = r.json()
+    assert set(body) == {"error"}, body
+    error = body["error"]
+    assert set(error) == {"code", "message", "detail"}, error
+    assert isinstance(error["code"], str) and error["code"].replace("_", "").isalpha() and error["code"].islower(), error
+    assert isinstance(error["message"], str) and error["message"].strip(), error
+    assert isinstance(error["detail"], dict), error
+    if code is not None:
+        assert error["code"] == code, f"expected {code}, got {error}"
+    return error
+
+
+def find_seed(wanted, seats: int = 2, **options) -> str:
+    """The hex of the first test seed whose deal satisfies ``wanted(state)`` (seat 1 plays first)."""
+    import hashlib
+
+    from service.events.base import Player
+    from service.events.common import Create, TakeSeat
+    from service.rules.engine import Game, rules_for
+
+    config = rules_for("free-parking").CONFIG(seats=seats, **options)
+    for i in range(10_000):
+        seed = hashlib.sha256(b"free-parking-api-test-%d" % i).digest()
+        game = Game.new("free-parking", "g_seed_search", config, seed)
+        game.play(Create(), None, 1)
+        for k in range(seats):
+            game.play(TakeSeat(player=Player(name=f"p{k}", player_id=f"g_{k}")), None, 1)
+        if wanted(game.state):
+            return seed.hex()
+    raise AssertionError("no test seed deals what the test needs")
+
+
+def holds(*prefixes: str, seat: int = 1):
+    """A ``find_seed`` condition: ``seat`` (seat 1 plays first) holds a card of each id prefix (``TE-``, ``P40-``…)."""
+    return lambda s: all(any(c.startswith(p) for c in s.seats[seat].hand) for p in prefixes)
+
+
+# seat 1 plays first holding a Feed the Meter, a Point card and a Time Expires; seat 0 holds a Feed the Meter
+TIME_EXPIRES_SEED = lambda: find_seed(lambda s: holds("M", "P", "TE-")(s) and holds("M", seat=0)(s))  # noqa: E731
+
+
+async def time_expires_pending(api: httpx.AsyncClient, game_id: str, tokens: list[str]) -> dict:
+    """On a ``TIME_EXPIRES_SEED`` game: each seat feeds its meter and ends its turn, then seat 1 plays Time
+    Expires on seat 0, whose answer is now awaited. Returns that command's answer."""
+    for seat in (1, 0):
+        v = await view(api, game_id, tokens[seat])
+        for body in ({"type": "feed_meter", "card": card_of(v, "M")}, {"type": "end_turn"}):
+            r = await api.post(f"/games/{game_id}/commands", json=body, headers=bearer(tokens[seat]))
+            assert r.status_code == 200, r.text
+    v = await view(api, game_id, tokens[1])
+    body = {"type": "time_expires", "card": card_of(v, "TE-"), "target": 0}
+    r = await api.post(f"/games/{game_id}/commands", json=body, headers=bearer(tokens[1]))
+    assert r.status_code == 200, r.text
+    answer = r.json()
+    assert answer["view"]["pending"]["seat"] == 0 and answer["view"]["pending"]["kind"] == "respond", answer["view"]
+    return answer
+
+
+async def seeded_game(api: httpx.AsyncClient, seats: int, seed: str, **options) -> tuple[str, list[str]]:
+    """A game the admin created with ``seed``, every seat taken by a guest: its id and the tokens in seat order."""
+    from tests.api.conftest import ADMIN_HEADERS
+
+    r = await api.post("/games", json={"kind": "free-parking", "seats": seats, "seed": seed, "options": options}, headers=ADMIN_HEADERS)
+    assert r.status_code == 201, r.text
+    game_id = r.json()["game_id"]
+    return game_id, await fill(api, game_id, seats)
+
+
+async def log_of(api: httpx.AsyncClient, game_id: str) -> tuple[int, str, list[dict]]:
+    """The admin's ``(version, head, events)`` of a game: to show that a refused request appended nothing."""
+    from tests.api.conftest import ADMIN_HEADERS
+
+    r = await api.get(f"/games/{game_id}/events", params={"limit": 5000}, headers=ADMIN_HEADERS)
+    assert r.status_code == 200, r.text
+    page = r.json()
+    return page["version"], page["head"], page["events"]
+
+
+def card_of(v: dict, prefix: str) -> str:
+    """The id of the first card in the view's own hand whose id starts with ``prefix``."""
+    return next(c["id"] for c in v["you"]["hand"] if c["id"].startswith(prefix))
+
+
+async def drive(app, game_id: str, until=None, *, bots: str = "greedy", rnd_seed: int = 0, max_commands: int = 5000):
+    """Play a game in the service's own process (no HTTP: fast) with bots' moves for every seat, until
+    ``until(game)`` holds or the game is over. Returns the game."""
+    from service.bots import bot, next_move
+
+    games = app.ctx.games
+    rnd = random.Random(rnd_seed)
+    game = await games.fresh(game_id)
+    players = [bot(game.rules.KIND, bots) for _ in range(game.state.n)]
+    for _ in range(max_commands):
+        game = await games.fresh(game_id)
+        if game.rules.status_of(game.state) == "finished" or (until is not None and until(game)):
+            return game
+        seat, command = next_move(game.rules, game.state, players, rnd)
+        await games.execute(game_id, command, seat, actor_key=f"seat:{seat}", command_id=None, expected_version=game.version)
+    raise AssertionError(f"game {game_id} did not get there within {max_commands} commands")

@@ -15,15 +15,15 @@ GAMES = 50
 
 
 @pytest.mark.parametrize("batch", range(5))
-async def test_fifty_games_played_from_legal_finish_and_their_exports_verify(api, batch):
+async def test_fifty_games_played_from_legal_finish_and_their_exports_verify(live, batch):
     rnd = random.Random(batch)
     for k in range(GAMES // 5):
         seats = 2 + (batch * 10 + k) % 7
-        game_id = await new_game(api, seats)
-        tokens = await fill(api, game_id, seats)
-        statuses = await play_from_legal(api, game_id, tokens, rnd)
+        game_id = await new_game(live, seats)
+        tokens = await fill(live, game_id, seats)
+        statuses = await play_from_legal(live, game_id, tokens, rnd)
         assert set(statuses) <= {200, 409}
-        r = await api.get(f"/games/{game_id}/export")
+        r = await live.get(f"/games/{game_id}/export")
         assert r.status_code == 200
         assert r.headers["content-type"].startswith("application/x-ndjson")
         header, envelopes = load(r.content)

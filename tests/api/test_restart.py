@@ -36,11 +36,16 @@ def start(data, port: int) -> subprocess.Popen:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.time() + 30
-    while time.time() < deadline:
+    wait_healthy(port, proc)
+    return proc
+
+
+def wait_healthy(port: int, proc: subprocess.Popen, seconds: float = 30) -> None:
+    deadline = time.time() + seconds
+    while time.time() < deadline and proc.poll() is None:
         try:
             if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return proc
+                return
         except httpx.HTTPError:
             time.sleep(0.1)
     proc.kill()

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import socket
 import tempfile
+
+from collections.abc import AsyncIterator
 
 from sanic import Sanic
 from sanic_ext import Extend
@@ -79,3 +82,23 @@ def _spec_file(document: dict) -> str:
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="free-parking-openapi-", delete=False) as f:
         json.dump(document, f)
     return f.name
+
+
+@contextlib.asynccontextmanager
+async def serving_here(app: Sanic) -> AsyncIterator[str]:
+    """Run ``app`` inside the current event loop on a free loopback port; yields its base URL."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))  # Sanic reads port 0 as "the default, 8000": bind a free port ourselves
+    server = await app.create_server(sock=sock, return_asyncio_server=True, access_log=False)
+    assert server is not None
+    await server.startup()
+    await server.before_start()
+    await server.after_start()
+    await server.start_serving()
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        await server.before_stop()
+        server.close()
+        await server.wait_closed()
+        await server.after_stop()

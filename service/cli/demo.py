@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import socket
 import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -21,7 +20,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from replays.verify import verify
-from service.api.app import create_app
+from service.api.app import create_app, serving_here
 from service.api.settings import Settings
 from service.events.export import load
 
@@ -36,7 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    return asyncio.run(_demo(args, Console(highlight=False)))
+    return asyncio.run(_demo(args, Console(highlight=False, soft_wrap=True)))
 
 
 async def _demo(args: argparse.Namespace, console: Console) -> int:
@@ -70,23 +69,8 @@ async def _service(args: argparse.Namespace) -> AsyncIterator[httpx.AsyncClient]
         settings = Settings(data_dir=args.data or Path(tmp), redis_url=env.redis_url, namespace=env.namespace,
                             runner_interval_ms=200, admin_token=env.admin_token)
         app = create_app(settings, name="free_parking_demo")
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))  # a free port (Sanic reads port 0 as its default, 8000)
-        server = await app.create_server(sock=sock, return_asyncio_server=True, access_log=False)
-        assert server is not None
-        await server.startup()
-        await server.before_start()
-        await server.after_start()
-        await server.start_serving()
-        port = server.server.sockets[0].getsockname()[1]
-        try:
-            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
-                yield client
-        finally:
-            await server.before_stop()
-            server.close()
-            await server.wait_closed()
-            await server.after_stop()
+        async with serving_here(app) as url, httpx.AsyncClient(base_url=url, timeout=30) as client:
+            yield client
 
 
 async def _wait(api: httpx.AsyncClient, games: list[str], timeout: float) -> None:

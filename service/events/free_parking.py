@@ -7,9 +7,8 @@ from typing import Annotated, Literal, Union
 import msgspec
 
 from .base import Command, Config, Event, Player, Secret
-from .common import CardId, Create, GameCreatedBase, SeatTaken, SeedRevealed, TakeSeat, Timeout
+from .common import CardId, Create, GameCreatedBase, Seat, SeatTaken, SeedRevealed, TakeSeat, Timeout
 
-Seat = Annotated[int, msgspec.Meta(ge=0, le=7)]
 Position = Annotated[int, msgspec.Meta(ge=0, le=255)]
 
 
@@ -297,26 +296,6 @@ class Choose(Command, tag="choose"):
     position: Position | None = None
 
 
-FreeParkingCommand = Union[
-    FeedMeter,
-    RunErrand,
-    FreeParking,
-    TimeExpires,
-    SwapThree,
-    Discard,
-    DrawSecondChance,
-    EndTurn,
-    OfficerJones,
-    TalkOut,
-    Accept,
-    Choose,
-    Create,
-    TakeSeat,
-    Timeout,
-]
-
-SERVER_COMMANDS = (Create, TakeSeat, Timeout)
-
 FreeParkingClientCommand = Union[
     FeedMeter,
     RunErrand,
@@ -331,3 +310,9 @@ FreeParkingClientCommand = Union[
     Accept,
     Choose,
 ]
+"""What a seat may send (the request body of ``POST /games/{id}/commands``)."""
+
+SERVER_COMMANDS = (Create, TakeSeat, Timeout)
+
+FreeParkingCommand = Union[FreeParkingClientCommand, Create, TakeSeat, Timeout]
+"""Every command the rules decide: a seat's, or the server's own."""

@@ -77,11 +77,18 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
     return app
 
 
+_SPEC_FILES: dict[str, str] = {}
+
+
 def _spec_file(document: dict) -> str:
-    """sanic-ext serves /docs from a file: the document the service built from its msgspec schemas."""
-    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="free-parking-openapi-", delete=False) as f:
-        json.dump(document, f)
-    return f.name
+    """sanic-ext serves /docs from a file: the document the service built from its msgspec schemas (one file
+    per distinct document and process, however many apps are made)."""
+    text = json.dumps(document)
+    if text not in _SPEC_FILES:
+        with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="free-parking-openapi-", delete=False) as f:
+            f.write(text)
+        _SPEC_FILES[text] = f.name
+    return _SPEC_FILES[text]
 
 
 @contextlib.asynccontextmanager

@@ -182,7 +182,7 @@ async def command(request: Request, game_id: str) -> HTTPResponse:
     events = executed.envelopes if reveal else [redacted(e) for e in executed.envelopes]
     view = game.view(_seat_of(game, who), reveal=who.admin)
     last = executed.envelopes[-1]
-    return _answer(s.CommandAnswer(last.seq, last.hash, events, msgspec.Raw(_json.encode(view))))
+    return _answer(s.CommandAnswer(last.seq, last.hash, events, view))
 
 
 @bp.get("/games/<game_id:str>/events")
@@ -267,7 +267,7 @@ async def replay(request: Request, game_id: str) -> HTTPResponse:
     at = _int_arg(request, "at", game.version, 0, game.version)
     past = Game.new(game.rules.KIND, game_id, game.state.config, game.seed)
     past.fold(await request.app.ctx.store.read(game_id, count=at) if at else [])
-    return _answer(s.ReplayAnswer(at, past.head, msgspec.Raw(_json.encode(past.view(None, reveal=True))), msgspec.Raw(canonical(past.state))))
+    return _answer(s.ReplayAnswer(at, past.head, past.view(None, reveal=True), msgspec.Raw(canonical(past.state))))
 
 
 @bp.get("/openapi.json")

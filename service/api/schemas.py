@@ -15,7 +15,9 @@ from service.rules.free_parking.view import FreeParkingView
 ClientCommand = FreeParkingClientCommand
 GameView = FreeParkingView
 
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f\x7f]*\S[^\x00-\x1f\x7f]*$")]
+# no control character anywhere, and at least one character that is not blank (``\S`` alone would let one
+# control character through: it is not whitespace)
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*$")]
 SeedHex = Annotated[str, msgspec.Meta(pattern="^[0-9a-fA-F]{64}$")]
 
 
@@ -79,7 +81,7 @@ class CommandAnswer(msgspec.Struct):
     version: int
     head: str
     events: list[Envelope]
-    view: msgspec.Raw
+    view: GameView  # typed (not raw JSON) so that OpenAPI describes the view a command answers with
 
 
 class EventsPage(msgspec.Struct):
@@ -98,7 +100,7 @@ class ReplayAnswer(msgspec.Struct):
 
     at: int
     head: str
-    view: msgspec.Raw
+    view: GameView
     state: msgspec.Raw
 
 

@@ -32,7 +32,7 @@ class Command(
     """
 
     command_id: CommandId | None = None
-    expected_version: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    expected_version: Annotated[int, msgspec.Meta(ge=0, le=2**62)] | None = None
 
 
 class Config(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True, forbid_unknown_fields=True):

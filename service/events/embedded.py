@@ -115,9 +115,18 @@ class EmbeddedStore(Store):
         return Appended("ok", last, version + 1, last)
 
     async def read(self, game_id: str, after: int = 0, count: int | None = None) -> list[Envelope]:
-        if game_id in self._version and after >= self._version[game_id]:
+        if self._broken is None and game_id in self._version and after >= self._version[game_id]:
             return []
         return await super().read(game_id, after, count)
+
+    async def _read(self, coro: Any) -> Any:
+        if self._broken is not None:  # memory may hold a write the journal lacks: show nothing unacknowledged
+            getattr(coro, "close", lambda: None)()  # never awaited: close it, or Python warns
+            raise StoreUnavailable(self._broken)
+        return await super()._read(coro)
+
+    async def ping(self) -> bool:
+        return self._broken is None and await super().ping()
 
     async def _op_project_game(
         self, game_id: str, expected: int, applied: int, model: bytes, lines: list[str]

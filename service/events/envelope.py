@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 
 GENESIS = "0" * 64
+SERVER = "server"
 NULL = msgspec.Raw(b"null")
 
 _encoder = msgspec.json.Encoder(order="sorted")
@@ -39,7 +40,7 @@ class Body(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True):
     at: int
     prev_hash: str
     command: msgspec.Raw
-    actor: str = "server"
+    actor: str = SERVER
     command_id: str | None = None
     secret_digest: str | None = None
 
@@ -55,7 +56,15 @@ _BODY_FIELDS = Body.__struct_fields__
 
 
 def body_of(env: Envelope) -> Body:
-    return Body(**{f: getattr(env, f) for f in _BODY_FIELDS})
+    values = {f: getattr(env, f) for f in _BODY_FIELDS}
+    values["actor"] = canonical_actor(env.actor)
+    return Body(**values)
+
+
+def canonical_actor(actor: str) -> str:
+    """msgspec omits a default only when the value *is* the default object: a decoded ``"server"`` is equal but
+    not identical, so it is swapped for the default here, or the same envelope would hash two ways."""
+    return SERVER if actor == SERVER else actor
 
 
 def chain_hash(prev_hash: str, body: bytes) -> str:
@@ -114,7 +123,7 @@ def redacted(env: Envelope) -> Envelope:
 
 
 def actor_name(seat: int | None) -> str:
-    return "server" if seat is None else f"seat:{seat}"
+    return SERVER if seat is None else f"seat:{seat}"
 
 
 def actor_seat(actor: str) -> int | None:

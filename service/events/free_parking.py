@@ -202,7 +202,19 @@ class TurnEnded(Event, tag="turn_ended"):
     seat: int
 
 
+class RoundEnded(Event, tag="round_ended"):
+    """Tournament mode: a seat reached 150; each seat's round score (its Point cards, +25 for ``seat``) is added to
+    its player's cumulative total. Per seat, in seat order."""
+
+    round: int
+    seat: int
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]
+
+
 class GameWon(Event, tag="game_won"):
+    """The game's winner: at 200 points, or in tournament mode with the highest cumulative total (``points``)."""
+
     seat: int
     player: Player
     points: int
@@ -233,6 +245,7 @@ FreeParkingEvent = Union[
     PlacesTraded,
     ActionResolved,
     TurnEnded,
+    RoundEnded,
     GameWon,
     SeedRevealed,
 ]

@@ -82,9 +82,14 @@ def _fail(s: State, what: str) -> None:
 class Checker:
     """The invariants of one game of ``seats`` seats."""
 
-    def __init__(self, seats: int) -> None:
+    def __init__(self, seats: int, mode: str = "standard") -> None:
         self.n = seats
-        self.owed_win: int | None = None  # a seat that reached 200 with the last event: GameWon must follow
+        self.tournament = mode == "tournament"
+        # a standard game is won at 200; a tournament round ends at 150 (and the tournament by totals)
+        self.threshold = cards.ROUND_POINTS if self.tournament else cards.WINNING_POINTS
+        self.owed: type = ev.RoundEnded if self.tournament else ev.GameWon
+        self.owed_win: int | None = None  # a seat that reached the threshold with the last event: owed must follow
+        self.totals = [0] * seats  # tournament: each seat's player's cumulative total, as the events said
         self.playing, self.second = decks(cards.sets_for(seats))
 
     # -- after every event ------------------------------------------------------------------------
@@ -92,8 +97,8 @@ class Checker:
     def after_event(self, s: State, event: msgspec.Struct | None = None) -> None:
         n = self.n
         if self.owed_win is not None:
-            if not (isinstance(event, ev.GameWon) and event.seat == self.owed_win):
-                _fail(s, f"seat {self.owed_win} reached 200 but {type(event).__name__} came instead of GameWon")
+            if not (isinstance(event, self.owed) and event.seat == self.owed_win):
+                _fail(s, f"seat {self.owed_win} reached {self.threshold} but {type(event).__name__} came instead of {self.owed.__name__}")
             self.owed_win = None
         if s.phase not in PHASES:
             _fail(s, f"unknown phase {s.phase!r}")
@@ -124,15 +129,40 @@ class Checker:
             if event.free_parking is None and event.meter != s.seats[event.seat].meter:
                 _fail(s, "ErrandRun meter differs from the table")
         elif isinstance(event, ev.GameWon):
-            st = s.seats[event.seat]
-            if event.points != score(st.points) or event.points < cards.WINNING_POINTS or event.player != st.player:
-                _fail(s, f"GameWon({event.seat}, {event.points}) but the seat has {score(st.points)}")
+            self._game_won(s, event)
+        elif isinstance(event, ev.RoundEnded):
+            self._round_ended(s, event)
+        elif isinstance(event, ev.PlacesTraded):
+            self.totals[event.seat], self.totals[event.other] = self.totals[event.other], self.totals[event.seat]
         elif isinstance(event, ev.MeterFed) and s.seats[event.seat].meter != event.meter:
             _fail(s, "MeterFed meter differs from the table")
         elif isinstance(event, ev.MeterSet) and s.seats[event.seat].meter != event.meter:
             _fail(s, "MeterSet meter differs from the table")
         self._pending(s)
         self._winner(s, event)
+
+    def _game_won(self, s: State, event: ev.GameWon) -> None:
+        st = s.seats[event.seat]
+        if event.player != st.player:
+            _fail(s, f"GameWon names {event.player}, the seat holds {st.player}")
+        if not self.tournament:
+            if event.points != score(st.points) or event.points < cards.WINNING_POINTS:
+                _fail(s, f"GameWon({event.seat}, {event.points}) but the seat has {score(st.points)}")
+            return
+        top = max(self.totals)
+        if event.points != self.totals[event.seat] or top < cards.TOURNAMENT_POINTS or self.totals.count(top) != 1 or self.totals[event.seat] != top:
+            _fail(s, f"GameWon({event.seat}, {event.points}) but the totals are {self.totals}")
+
+    def _round_ended(self, s: State, event: ev.RoundEnded) -> None:
+        if not self.tournament:
+            _fail(s, "a round ended in a standard game")
+        expected = [score(st.points) + (cards.ROUND_BONUS if i == event.seat else 0) for i, st in enumerate(s.seats)]
+        if list(event.scores) != expected or score(s.seats[event.seat].points) < cards.ROUND_POINTS:
+            _fail(s, f"RoundEnded scores {event.scores}, the table says {expected}")
+        totals = [t + sc for t, sc in zip(self.totals, event.scores, strict=True)]
+        if list(event.totals) != totals or [st.total for st in s.seats] != totals:
+            _fail(s, f"RoundEnded totals {event.totals}, expected {totals}")
+        self.totals = totals
 
     def _pending(self, s: State) -> None:
         p, a = s.pending, s.action
@@ -189,18 +219,18 @@ class Checker:
 
     def _winner(self, s: State, event: msgspec.Struct | None) -> None:
         scores = [score(st.points) for st in s.seats]
-        over = [i for i, v in enumerate(scores) if v >= cards.WINNING_POINTS]
+        over = [i for i, v in enumerate(scores) if v >= self.threshold]
         if s.phase == "finished":
-            if s.winner is None or over != [s.winner]:
-                _fail(s, f"finished with winner {s.winner} and seats over 200: {over}")
+            if s.winner is None or (not self.tournament and over != [s.winner]):
+                _fail(s, f"finished with winner {s.winner} and seats over {self.threshold}: {over}")
             if s.pending is not None:
                 _fail(s, "finished but still waiting")
         elif s.winner is not None:
             _fail(s, f"not finished but winner {s.winner}")
-        elif over:
-            # only the event that scored may leave a seat at 200+ unfinished, and GameWon must come next
+        elif over and not isinstance(event, ev.RoundEnded):
+            # only the event that scored may leave a seat at the threshold; GameWon (or RoundEnded) comes next
             if len(over) != 1 or not isinstance(event, (ev.ErrandRun, ev.PointCardMoved)):
-                _fail(s, f"not finished, seats over 200: {over}")
+                _fail(s, f"not finished, seats over {self.threshold}: {over}")
             self.owed_win = over[0]
 
     # -- between commands ---------------------------------------------------------------------------
@@ -209,7 +239,7 @@ class Checker:
         """Between two commands (checked on top of ``after_event``): an action in play waits on someone,
         and someone can act."""
         if self.owed_win is not None:
-            _fail(s, f"seat {self.owed_win} reached 200 and the batch ended without GameWon")
+            _fail(s, f"seat {self.owed_win} reached {self.threshold} and the batch ended without {self.owed.__name__}")
         for i, st in enumerate(s.seats):
             if st.score != score(st.points):
                 _fail(s, f"seat {i}: SeatState.score {st.score} is not the sum of its Point cards")
@@ -235,9 +265,13 @@ class Checker:
     def finished(self, s: State, events: list[msgspec.Struct], seed: bytes) -> None:
         if s.phase != "finished":
             _fail(s, "the game did not finish")
-        winners = [i for i, st in enumerate(s.seats) if score(st.points) >= cards.WINNING_POINTS]
+        if self.tournament:
+            top = max(st.total for st in s.seats)
+            winners = [i for i, st in enumerate(s.seats) if st.total == top and top >= cards.TOURNAMENT_POINTS]
+        else:
+            winners = [i for i, st in enumerate(s.seats) if score(st.points) >= cards.WINNING_POINTS]
         if winners != [s.winner]:
-            _fail(s, f"winner {s.winner}, seats at 200 or more: {winners}")
+            _fail(s, f"winner {s.winner}, but the winners by the table are {winners}")
         if len(events) < 2 or not isinstance(events[-2], ev.GameWon) or not isinstance(events[-1], SeedRevealed):
             _fail(s, f"the last two events are {[type(e).__name__ for e in events[-2:]]}")
         won = [e for e in events if isinstance(e, ev.GameWon)]
@@ -296,11 +330,12 @@ def play_checked(
     game_id: str = "prop",
     keep_states: bool = False,
     check: bool = True,
+    mode: str = "standard",
 ) -> Played:
     """Play a seeded bot game; fold every envelope into a shadow table and check it after each event."""
-    sim = new_game(KIND, seats, seed, game_id, bots)
+    sim = new_game(KIND, seats, seed, game_id, bots, {"mode": mode})
     out = Played(sim)
-    checker = Checker(seats)
+    checker = Checker(seats, sim.game.state.config.mode)
     shadow: State = Game.new(KIND, game_id, sim.game.state.config, seed).state
     join = CODEC.join
 

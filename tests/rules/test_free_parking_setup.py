@@ -8,7 +8,6 @@ from collections import Counter
 import msgspec
 import pytest
 
-from service.rules.errors import RuleViolation
 
 from service.events import free_parking as ev
 from service.events.common import Create, SeatTaken, TakeSeat, Timeout
@@ -257,17 +256,3 @@ def test_when_nothing_is_left_to_draw_the_turn_starts_without_a_draw(table):
     # a player with an empty hand may end the turn without a main play
     t.play(ev.EndTurn(), 2)
     assert t.state.turn_seat == 0
-
-
-# --- tournament mode -----------------------------------------------------------------------------
-
-
-def test_tournament_mode_is_refused_until_the_service_plays_it():
-    """Tournament rounds (RULES.md §1, last paragraph) are not built yet: rather than play such a game as a
-    standard one, the server refuses to create it."""
-    from service.events.common import Create
-    from service.rules.free_parking import CONFIG, decide, initial
-
-    with pytest.raises(RuleViolation) as refused:
-        decide(initial(CONFIG(seats=3, mode="tournament"), bytes(32)), Create(), None, 0)
-    assert refused.value.code == "mode_unavailable"

@@ -30,6 +30,7 @@ from service.rules.free_parking.state import Pending
 
 GAMES = int(os.environ.get("FREE_PARKING_PROPERTY_GAMES", "150"))
 REPLAY_EVERY = 10  # every tenth game is played a second time and must reproduce byte for byte
+TOURNAMENT_GAMES = max(1, GAMES // 8)  # tournaments run several rounds each
 SEATS = range(2, 9)
 
 # (bots, share of waits timed out): cycled over the games of each player count
@@ -87,6 +88,22 @@ def fold_from_scratch(played, *, redact: bool = False) -> Game:
     game = Game.new(KIND, sim.game.game_id, sim.game.state.config, sim.game.seed)
     game.fold([redacted(e) for e in sim.envelopes] if redact else sim.envelopes)
     return game
+
+
+@pytest.mark.parametrize("seats", SEATS)
+def test_seeded_tournaments_keep_every_invariant(seats):
+    """Tournament mode: every event keeps the invariants, every round ends at 150 with the right scores and
+    totals, and the tournament ends with the one highest total of 300 or more."""
+    rounds = 0
+    for g in range(TOURNAMENT_GAMES):
+        mix, timeouts = CONFIGS[g % len(CONFIGS)]
+        bots = bots_for(mix, seats, random.Random(f"tournament:{seats}:{g}"))
+        played = play_checked(seats, game_seed(seats, 10_000 + g), bots, g, timeouts=timeouts, game_id=f"t-{seats}-{g}", mode="tournament")
+        assert fold_from_scratch(played).state == played.state
+        ended = [e for e in played.events if isinstance(e, ev.RoundEnded)]
+        assert ended and ended[-1].totals[played.state.winner] == max(ended[-1].totals) >= 300
+        rounds += len(ended)
+    assert rounds >= TOURNAMENT_GAMES  # every tournament had at least one round
 
 
 @pytest.mark.parametrize("seats", SEATS)

@@ -164,6 +164,12 @@ def _(e: ev.TurnEnded) -> str:
 
 
 @summary.register
+def _(e: ev.RoundEnded) -> str:
+    scores = ", ".join(f"seat {i} +{score} = {total}" for i, (score, total) in enumerate(zip(e.scores, e.totals, strict=True)))
+    return f"round {e.round} ends: seat {e.seat} reached 150 (+25 bonus); {scores}"
+
+
+@summary.register
 def _(e: ev.GameWon) -> str:
     return f"seat {e.seat} ({e.player.name}) wins with {e.points} points"
 

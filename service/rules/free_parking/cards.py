@@ -50,6 +50,9 @@ HAND_SIZE: Final = 6
 DEAL_SIZE: Final = 5
 SWAP_SIZE: Final = 3
 WINNING_POINTS: Final = 200
+ROUND_POINTS: Final = 150  # tournament mode: a round ends when a seat's Point cards reach this
+ROUND_BONUS: Final = 25  # ... and that player scores this on top
+TOURNAMENT_POINTS: Final = 300  # a cumulative total that ends the tournament after its round
 SECOND_CHANCE_DRAWS: Final = 2
 SECOND_CHANCE_MINUTES: Final = 20
 

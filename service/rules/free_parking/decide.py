@@ -131,8 +131,6 @@ def _create(b: Batch, c: Create, seat: int | None) -> None:
     _server_only(seat)
     if b.state.phase != "new":
         raise RuleViolation("already_created", "This game already exists")
-    if b.state.config.mode == "tournament":
-        raise RuleViolation("mode_unavailable", "Tournament mode is not available yet; play a standard game")
     b.emit(
         ev.GameCreated(
             kind="free-parking",
@@ -197,11 +195,36 @@ def _end_turn(b: Batch, after: int | None = None) -> None:
 
 
 def _check_win(b: Batch, seat: int) -> None:
-    """The moment a seat's Point cards total 200 or more, its player wins — on their turn or not."""
+    """The moment a seat's Point cards total 200 or more, its player wins — on their turn or not. In tournament
+    mode, 150 ends the round instead."""
     st = b.state.seats[seat]
-    if st.score >= cards.WINNING_POINTS and st.player is not None:
-        b.emit(ev.GameWon(seat=seat, player=st.player, points=st.score))
-        b.emit(SeedRevealed(seed=b.state.seed.hex()))
+    if b.state.config.mode == "tournament":
+        if st.score >= cards.ROUND_POINTS:
+            _end_round(b, seat)
+    elif st.score >= cards.WINNING_POINTS:
+        _won(b, seat, st.score)
+
+
+def _won(b: Batch, seat: int, points: int) -> None:
+    player = b.state.seats[seat].player
+    assert player is not None
+    b.emit(ev.GameWon(seat=seat, player=player, points=points))
+    b.emit(SeedRevealed(seed=b.state.seed.hex()))
+
+
+def _end_round(b: Batch, seat: int) -> None:
+    """Tournament: the seat that reached 150 scores its round total + 25, every other its round total. Once a
+    cumulative total reaches 300 the highest wins; a tie at the top plays another round. Else the next seat deals."""
+    s = b.state
+    scores = tuple(st.score + (cards.ROUND_BONUS if i == seat else 0) for i, st in enumerate(s.seats))
+    totals = tuple(st.total + score for st, score in zip(s.seats, scores, strict=True))
+    b.emit(ev.RoundEnded(round=s.round, seat=seat, scores=scores, totals=totals))
+    top = max(totals)
+    leaders = [i for i, total in enumerate(totals) if total == top]
+    if top >= cards.TOURNAMENT_POINTS and len(leaders) == 1:
+        _won(b, leaders[0], top)
+    else:
+        _deal(b, round_=s.round + 1, dealer=(s.dealer + 1) % s.n)
 
 
 # --- main plays ----------------------------------------------------------------------------------

@@ -201,17 +201,29 @@ def _(e: ev.PointCardMoved, s: State) -> State:
 
 @_apply.register
 def _(e: ev.PlacesTraded, s: State) -> State:
-    a, b = s.seats[e.seat].player, s.seats[e.other].player
-    return _step_done(with_seat(with_seat(s, e.seat, player=b), e.other, player=a))
+    a, b = s.seats[e.seat], s.seats[e.other]
+    s = with_seat(s, e.seat, player=b.player, total=b.total)
+    return _step_done(with_seat(s, e.other, player=a.player, total=a.total))
+
+
+@_apply.register
+def _(e: ev.RoundEnded, s: State) -> State:
+    """The round is over: totals move on, and an action cut short by it leaves its card on its discard pile."""
+    seats = tuple(replace(seat, total=total) for seat, total in zip(s.seats, e.totals, strict=True))
+    if s.action is not None:
+        s = _discarded(s, s.action.card)
+    return replace(s, seats=seats, action=None, pending=None)
+
+
+def _discarded(s: State, card: str) -> State:
+    if card.startswith("SC-"):
+        return replace(s, second_chance_discard=s.second_chance_discard + (card,))
+    return replace(s, discard=s.discard + (card,))
 
 
 @_apply.register
 def _(e: ev.ActionResolved, s: State) -> State:
-    if e.card.startswith("SC-"):
-        s = replace(s, second_chance_discard=s.second_chance_discard + (e.card,))
-    else:
-        s = replace(s, discard=s.discard + (e.card,))
-    return replace(s, action=None, pending=None)
+    return replace(_discarded(s, e.card), action=None, pending=None)
 
 
 @_apply.register

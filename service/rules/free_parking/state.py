@@ -15,12 +15,14 @@ Phase = Literal["new", "waiting", "main", "after_main", "finished"]
 
 
 class SeatState(msgspec.Struct, frozen=True):
-    """A place at the table. Meter, hand and Point cards belong to the seat; ``player`` sits in it."""
+    """A place at the table. Meter, hand and Point cards belong to the seat; ``player`` sits in it, and
+    ``total`` (a tournament's cumulative score) belongs to the player: it moves with them."""
 
     player: Player | None = None
     meter: int = 0
     hand: tuple[str, ...] = ()
     points: tuple[str, ...] = ()
+    total: int = 0
 
     @property
     def score(self) -> int:

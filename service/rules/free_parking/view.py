@@ -29,6 +29,7 @@ class PlayerView(msgspec.Struct, kw_only=True):
     points: int
     point_cards: list[Card]
     hand_size: int
+    total: int = 0
     hand: list[Card] | None = None
 
 
@@ -102,6 +103,7 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> FreeParkingView
             points=st.score,
             point_cards=_cards(st.points),
             hand_size=len(st.hand),
+            total=st.total,
             hand=_cards(st.hand) if show_all else None,
         )
         for i, st in enumerate(s.seats)

@@ -103,3 +103,27 @@ def test_totals_follow_the_player_when_places_are_traded(table):
     t.play(ev.Accept(), 3)
     assert t.state.seats[3].player == drawer and t.state.seats[3].total == 20
     assert t.state.seats[1].player == other and t.state.seats[1].total == 40
+
+
+def test_standings_credit_every_round_to_the_player_and_name_the_winner():
+    """The standings function reads a table's events alone; totals equal the table's, scores follow players."""
+    import random
+
+    from service.rules.free_parking.standings import table_standing
+    from service.simulate import new_game, play
+
+    sim = new_game("free-parking", 3, bytes(32), "T", ["greedy", "random", "greedy"], {"mode": "tournament"})
+    for _ in play(sim, ["greedy", "random", "greedy"], random.Random(3)):
+        pass
+    events = [sim.game.codec.join(e.public) for e in sim.envelopes]  # public parts only
+    table = table_standing("T", sim.game.state.config, events)
+    ended = [e for e in events if isinstance(e, ev.RoundEnded)]
+    assert table.finished and table.rounds == len(ended)
+    by_name = {p.name: p for p in table.players}
+    for st in sim.game.state.seats:
+        assert by_name[st.player.name].total == st.total
+    assert by_name[sim.game.state.seats[sim.game.state.winner].player.name].winner
+    assert sum(p.winner for p in table.players) == 1
+    for p in table.players:
+        assert [r.round for r in p.rounds] == list(range(1, len(ended) + 1))
+        assert p.rounds[-1].total == p.total == sum(r.score for r in p.rounds)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.simulate import simulate
+from tests.servers import servers  # noqa: F401 (a fixture: redis-servers of a test's own, for every test)
 
 
 @pytest.fixture(scope="session")
@@ -13,9 +14,24 @@ def finished_game():
     return simulate("free-parking", 4, bytes(range(32)), "finished-game", ["greedy"] * 4)
 
 
-@pytest.fixture(params=["embedded", "redis"])
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory):
+    """A real three-master Redis Cluster on loopback ports (``tests/cluster.py``), started at the first test that
+    asks for it and stopped at the end of the session. Skipped without redis-server / redis-cli, except in CI."""
+    from tests import cluster as clusters
+
+    clusters.need_cluster_tools()
+    cluster = clusters.Cluster(tmp_path_factory.mktemp("redis-cluster")).start()
+    clusters._running = cluster  # for make_settings("cluster") in tests/api
+    yield cluster
+    clusters._running = None
+    cluster.stop()
+
+
+@pytest.fixture(params=["embedded", "redis", "cluster"])
 async def store(request, tmp_path):
-    """The same store contract on both stores: fakeredis journalled under ``tmp_path``, and a real Redis."""
+    """The same store contract on every store: fakeredis journalled under ``tmp_path``, a real Redis, and a real
+    three-master Redis Cluster (``redis_cluster``)."""
     from service.events.embedded import EmbeddedStore
     from service.events.store import RedisStore
     from tests.stores import drop_namespace, namespace, need_redis
@@ -26,7 +42,10 @@ async def store(request, tmp_path):
         await s.close()
         return
     ns = namespace()
-    s = RedisStore.from_url(need_redis(), namespace=ns)
+    if request.param == "cluster":
+        s = RedisStore.from_url(request.getfixturevalue("redis_cluster").url, namespace=ns, cluster=True)
+    else:
+        s = RedisStore.from_url(need_redis(), namespace=ns)
     yield s
     await drop_namespace(s.r, ns)
     await s.close()

@@ -43,7 +43,7 @@ def namespace() -> str:
 
 
 async def drop_namespace(client, ns: str) -> None:
-    """Delete every key a test wrote under its namespace."""
+    """Delete every key a test wrote under its namespace (on a cluster client: on every primary)."""
     batch = []
     async for key in client.scan_iter(match=f"{ns}:*", count=500):
         batch.append(key)
@@ -52,3 +52,17 @@ async def drop_namespace(client, ns: str) -> None:
             batch = []
     if batch:
         await client.delete(*batch)
+
+
+async def drop_namespace_at(url: str, ns: str) -> None:
+    """``drop_namespace`` on the Redis at ``url``, a single server or a cluster node (then on the whole cluster)."""
+    import redis.asyncio as aioredis
+    from redis.asyncio.cluster import RedisCluster
+
+    from service.events.store import is_cluster_node
+
+    client = RedisCluster.from_url(url) if await is_cluster_node(url) else aioredis.from_url(url)
+    try:
+        await drop_namespace(client, ns)
+    finally:
+        await client.aclose()

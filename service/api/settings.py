@@ -8,6 +8,8 @@ from typing import Literal
 
 import msgspec
 
+from service.events.stores import ClusterMode
+
 ENV_PREFIX = "FREE_PARKING_"
 
 
@@ -17,6 +19,7 @@ class Settings(msgspec.Struct, kw_only=True):
     workers: int = 1
     data_dir: Path = Path("data")
     redis_url: str | None = None
+    cluster: ClusterMode = "auto"  # is redis_url a node of a Redis Cluster? auto: ask it (INFO cluster)
     namespace: str = "fp"
     admin_token: str | None = None
     durability: Literal["none", "durable"] = "none"

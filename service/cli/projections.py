@@ -35,7 +35,12 @@ def _store_arguments(p: argparse.ArgumentParser) -> None:
 
 
 async def _open(args: argparse.Namespace) -> Store:
-    return await open_store(os.environ.get("REDIS_URL") or None, Path(args.data), namespace=args.namespace)
+    return await open_store(
+        os.environ.get("REDIS_URL") or None,
+        Path(args.data),
+        namespace=args.namespace,
+        cluster=os.environ.get("FREE_PARKING_CLUSTER", "auto"),  # auto: a cluster node says so (INFO cluster)
+    )
 
 
 def _where(store: Store, args: argparse.Namespace) -> str:

@@ -1,6 +1,7 @@
 """``python -m service [serve]``: the HTTP service on 127.0.0.1:8000.
 
-``REDIS_URL`` selects a real Redis; without it the embedded store keeps everything under ``--data``.
+``REDIS_URL`` selects a real Redis (a single server, or any node of a Redis Cluster: ``--cluster auto`` asks it);
+without it the embedded store keeps everything under ``--data``.
 The embedded store belongs to one process, so it runs with one worker only.
 """
 
@@ -35,6 +36,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fsync", action="store_true", default=env.fsync, help="embedded store: fsync the journal before each answer")
     p.add_argument("--durability", choices=("none", "durable"), default=env.durability,
                    help="durable: refuse to start where an acknowledged event could be lost (see docs/durability.md)")
+    p.add_argument("--cluster", choices=("auto", "yes", "no"), default=env.cluster,
+                   help="is REDIS_URL a node of a Redis Cluster? auto (default): ask it (INFO cluster)")
     p.add_argument("--bot-delay-ms", type=int, default=env.bot_delay_ms, help="how long server-seated bots wait before they move")
 
 
@@ -49,6 +52,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
             "data_dir": args.data,
             "fsync": args.fsync,
             "durability": args.durability,
+            "cluster": args.cluster,
             "bot_delay_ms": args.bot_delay_ms,
         }
     )

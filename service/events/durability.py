@@ -15,6 +15,10 @@ depends on the server's append-only file (see ``docs/durability.md``):
 ``appendonly yes`` and ``appendfsync always``, and raises ``NotDurable`` naming the setting to change
 when neither can be had — also when the settings cannot be read (``CONFIG`` disabled or renamed).
 ``"none"`` never refuses: it only reports what the current settings promise.
+
+On a Redis Cluster every primary is inspected (each holds some games' only copy): ``"durable"`` is refused
+when any one of them cannot promise it, naming that node, and when they would be made durable in different
+ways (WAITAOF on some, ``appendfsync always`` on others: run one version and one configuration).
 """
 
 from __future__ import annotations
@@ -23,14 +27,15 @@ from typing import Any, Literal
 
 import msgspec
 from redis import exceptions as rex
+from redis.asyncio.cluster import RedisCluster
 
-from .store import NotDurable, StoreUnavailable
+from .store import UNAVAILABLE, NotDurable, StoreUnavailable, unavailable
 
 Requested = Literal["none", "durable"]
 Method = Literal["none", "waitaof", "appendfsync-always", "journal-flush", "journal-fsync"]
 
 WAITAOF_SINCE = (7, 2)
-_UNREACHABLE = (rex.ConnectionError, rex.TimeoutError, OSError)
+_UNREACHABLE = UNAVAILABLE
 NO_AOF = (
     "Redis keeps no append-only file (`appendonly no`): an acknowledged event is lost if Redis stops "
     "before its next RDB snapshot (with `save \"\"`, everything is lost)"
@@ -151,9 +156,56 @@ async def check_durability(client: Any, requested: str) -> Durability:
     if requested not in ("none", "durable"):
         raise ValueError(f"durability must be 'none' or 'durable', not {requested!r}")
     try:
+        if isinstance(client, RedisCluster):
+            return await _check_cluster(client, requested)
         return await _check(client, requested)
     except _UNREACHABLE as e:
         raise StoreUnavailable(str(e)) from e
+
+
+class _OnNode:
+    """One node of a cluster, asked the way ``_check`` asks a server: every command sent to that node."""
+
+    def __init__(self, client: RedisCluster, node: Any) -> None:
+        self._client, self._node = client, node
+
+    async def config_get(self, name: str) -> Any:
+        return await self._client.config_get(name, target_nodes=self._node)
+
+    async def info(self, section: str) -> Any:
+        return await self._client.info(section, target_nodes=self._node)
+
+    async def execute_command(self, *args: Any) -> Any:
+        return await self._client.execute_command(*args, target_nodes=self._node)
+
+
+async def _check_cluster(client: RedisCluster, requested: str) -> Durability:
+    try:
+        await client.initialize()
+    except rex.RedisClusterException as e:
+        if unavailable(e):  # no startup node answered
+            raise StoreUnavailable(str(e)) from e
+        raise  # e.g. "Cluster mode is not enabled on this node": REDIS_URL names a single server
+    found: list[tuple[str, Durability]] = []
+    for node in sorted(client.get_primaries(), key=lambda n: n.name):
+        try:
+            found.append((node.name, await _check(_OnNode(client, node), requested)))
+        except NotDurable as e:
+            raise NotDurable(f"on the cluster's primary {node.name}: {e}") from None
+    first = found[0][1]
+    methods = {d.method for _, d in found}
+    if len(methods) > 1:
+        each = ", ".join(f"{name}: {d.method}" for name, d in found)
+        raise NotDurable(
+            f"the cluster's primaries would be made durable in different ways ({each}): run one Redis version "
+            f"and one append-only configuration on every primary, {NONE_HINT}"
+        )
+    guarantees = {d.guarantee for _, d in found}
+    if len(guarantees) == 1:
+        guarantee = f"on every primary of the cluster: {first.guarantee}"
+    else:
+        guarantee = "; ".join(f"on {name}: {d.guarantee}" for name, d in found)
+    return msgspec.structs.replace(first, guarantee=guarantee)
 
 
 async def _check(client: Any, requested: str) -> Durability:

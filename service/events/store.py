@@ -3,21 +3,44 @@
 Reads are plain Redis calls shared by both stores; writes go through ``_write(op, *args)`` so the
 embedded store can journal each one. ``RedisStore`` sends concurrent appends of different games in
 one pipeline (group commit): the client's per-call cost, not Redis, bounds a command's latency.
+
+On a Redis Cluster (``RedisStore.from_url(url, cluster=True)``, or ``connect`` asking the server) the client is
+redis-py's ``RedisCluster``: every key of a game shares its partition's hash tag, so each script runs on the one
+primary owning that slot, and a pipeline is split per primary by the client (sent to all of them at once).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import inspect
 from importlib import resources
 from typing import Any, Literal
 
 import msgspec
 import redis.asyncio as aioredis
 from redis import exceptions as rex
+from redis.asyncio.cluster import RedisCluster
 
 from .envelope import GENESIS, NULL, Envelope, canonical_actor, has_secret
 from .keys import PARTITIONS, STATUSES, Keys, partition
+from .resp import fast_packing
+
+def _no_maintenance_notifications() -> dict[str, Any]:
+    """redis-py 8 turns "maintenance notifications" to ``auto``, and with them on its pool skips the check that
+    a pooled connection is still open: after Redis restarts, every connection it had pooled fails one command
+    (a 503 with Redis back up; found by tests/drills). This store never uses them (they need RESP3 push
+    messages from Redis Enterprise), so they are turned off, where the client knows of them."""
+    try:
+        from redis.maint_notifications import MaintNotificationsConfig
+    except ImportError:  # an older redis-py: no such thing, and its pool checks every connection it hands out
+        return {}
+    if "maint_notifications_config" not in inspect.signature(aioredis.Redis.__init__).parameters:
+        return {}
+    return {"maint_notifications_config": MaintNotificationsConfig(enabled=False)}
+
+
+_NO_MAINTENANCE = _no_maintenance_notifications()
 
 APPEND_LUA = resources.files(__package__).joinpath("append.lua").read_text()
 PROJECT_LUA = resources.files(__package__).joinpath("project.lua").read_text()
@@ -30,6 +53,24 @@ if redis.call('HGET', KEYS[1], 'version') == ARGV[1] then
 end
 return 0
 """
+
+
+UNAVAILABLE: tuple[type[BaseException], ...] = (
+    rex.ConnectionError,
+    rex.TimeoutError,
+    OSError,
+    rex.ClusterDownError,  # a cluster without a quorum, or a slot's primary failing over
+    rex.SlotNotCoveredError,
+)
+"""What says the store cannot be reached right now (as opposed to a refused or malformed command)."""
+
+
+def unavailable(e: BaseException) -> bool:
+    """Whether ``e`` says the store cannot be reached: one of ``UNAVAILABLE``, or a cluster client that could reach
+    none of the nodes it knows (a ``RedisClusterException`` raised from a connection error)."""
+    if isinstance(e, UNAVAILABLE):
+        return True
+    return isinstance(e, rex.RedisClusterException) and isinstance(e.__cause__, UNAVAILABLE)
 
 
 class StoreUnavailable(Exception):
@@ -160,6 +201,23 @@ def decode_entries(game_id: str, rows: list[tuple[bytes, dict[bytes, bytes]]], p
     return out
 
 
+def _range(after: int, count: int | None) -> tuple[str, int | None]:
+    """The XRANGE start and count that read seq > ``after`` (at most ``count``) and, when ``after`` > 0, the entry
+    at ``after`` too, for the hash the next one chains to."""
+    if after <= 0:
+        return "1-0", count
+    return f"{after}-0", None if count is None else count + 1
+
+
+def _envelopes_after(game_id: str, after: int, rows: list[tuple[bytes, dict[bytes, bytes]]]) -> list[Envelope]:
+    if after <= 0:
+        return decode_entries(game_id, rows, GENESIS)
+    if not rows or rows[0][0] != f"{after}-0".encode():
+        return []
+    before = _stored_event.decode(rows[0][1][b"e"]).hash.hex()
+    return decode_entries(game_id, rows[1:], before)
+
+
 def _parse_record(raw: bytes | str) -> CommandRecord:
     digest, first, last = (raw.decode() if isinstance(raw, bytes) else raw).split(":")
     return CommandRecord(digest, int(first), int(last))
@@ -212,13 +270,22 @@ class Store:
         self.keys = Keys(namespace)
         self._tokens: dict[str, bytes] = {}
 
+    @property
+    def cluster(self) -> bool:
+        """Whether the store is a Redis Cluster (then ``r`` is redis-py's ``RedisCluster``)."""
+        return isinstance(self.r, RedisCluster)
+
     # --- writes -------------------------------------------------------------------------------
 
     async def _write(self, op: str, *args: Any) -> Any:
         try:
             return await getattr(self, f"_op_{op}")(*args)
-        except (rex.ConnectionError, rex.TimeoutError, OSError) as e:
+        except UNAVAILABLE as e:
             raise StoreUnavailable(str(e)) from e
+        except rex.RedisClusterException as e:
+            if unavailable(e):
+                raise StoreUnavailable(str(e)) from e
+            raise
 
     async def append(self, req: AppendRequest) -> Appended:
         return await self._write("append", req)
@@ -243,6 +310,17 @@ class Store:
         (``proj:audit``), moving its checkpoint from ``expected`` to ``applied``; refused unless it is at ``expected``.
         """
         return await self._write("project_game", game_id, expected, applied, model, lines)
+
+    async def project_games(self, items: list[tuple[str, int, int, bytes, list[str]]]) -> list[Projected | Exception]:
+        """``project_game(*item)`` of each item (different games); a real Redis runs them in one round trip. Each answer
+        in its place: the ``Projected``, or the ``ProjectionCorrupt`` that refused that game."""
+        out: list[Projected | Exception] = []
+        for item in items:
+            try:
+                out.append(await self.project_game(*item))
+            except ProjectionCorrupt as e:
+                out.append(e)
+        return out
 
     async def project_result(
         self, player_id: str, game_id: str, version: int, entry: bytes, counters: dict[str, int]
@@ -286,21 +364,31 @@ class Store:
     async def _read(self, coro: Any) -> Any:
         try:
             return await coro
-        except (rex.ConnectionError, rex.TimeoutError, OSError) as e:
+        except UNAVAILABLE as e:
             raise StoreUnavailable(str(e)) from e
+        except rex.RedisClusterException as e:
+            if unavailable(e):
+                raise StoreUnavailable(str(e)) from e
+            raise
 
     async def read(self, game_id: str, after: int = 0, count: int | None = None) -> list[Envelope]:
         """Envelopes with seq > ``after``, in order (at most ``count``). The entry at ``after`` is read too, for
         the hash the next one chains to."""
-        if after <= 0:
-            rows = await self._read(self.r.xrange(self.keys.stream(game_id), "1-0", "+", count=count))
-            return decode_entries(game_id, rows, GENESIS)
-        extra = None if count is None else count + 1
-        rows = await self._read(self.r.xrange(self.keys.stream(game_id), f"{after}-0", "+", count=extra))
-        if not rows or rows[0][0] != f"{after}-0".encode():
+        start, extra = _range(after, count)
+        rows = await self._read(self.r.xrange(self.keys.stream(game_id), start, "+", count=extra))
+        return _envelopes_after(game_id, after, rows)
+
+    async def read_many(self, wanted: list[tuple[str, int, int | None]]) -> list[list[Envelope]]:
+        """``read(game_id, after, count)`` of each game in ``wanted``, in one round trip (one pipeline): what a
+        projector pass or a burst of concurrent views asks for costs one client call, not one per game."""
+        if not wanted:
             return []
-        before = _stored_event.decode(rows[0][1][b"e"]).hash.hex()
-        return decode_entries(game_id, rows[1:], before)
+        pipe = self.r.pipeline(transaction=False)
+        for game_id, after, count in wanted:
+            start, extra = _range(after, count)
+            pipe.xrange(self.keys.stream(game_id), start, "+", count=extra)
+        replies = await self._read(pipe.execute())
+        return [_envelopes_after(g, after, rows) for (g, after, _), rows in zip(wanted, replies, strict=True)]
 
     async def meta(self, game_id: str) -> dict[str, str] | None:
         raw = await self._read(self.r.hgetall(self.keys.meta(game_id)))
@@ -348,10 +436,17 @@ class Store:
         return out[:limit]
 
     async def ping(self) -> bool:
+        """Whether the store answers: on a cluster, every primary."""
         try:
+            if isinstance(self.r, RedisCluster):
+                return bool(await self.r.ping(target_nodes=RedisCluster.PRIMARIES))
             return bool(await self.r.ping())
-        except (rex.ConnectionError, rex.TimeoutError, OSError):
+        except UNAVAILABLE:
             return False
+        except rex.RedisClusterException as e:
+            if unavailable(e):  # no node of the cluster could be reached to learn its layout
+                return False
+            raise
 
     async def close(self) -> None:
         await self.r.aclose()
@@ -378,9 +473,20 @@ class RedisStore(Store):
         self.waitaof = waitaof
 
     @classmethod
-    def from_url(cls, url: str, namespace: str = "fp", **kw: Any) -> RedisStore:
-        client = aioredis.from_url(url, decode_responses=False, health_check_interval=10)
+    def from_url(cls, url: str, namespace: str = "fp", *, cluster: bool = False, **kw: Any) -> RedisStore:
+        """A store on the Redis at ``url``; with ``cluster``, on the Redis Cluster that node belongs to."""
+        if cluster:
+            client: Any = RedisCluster.from_url(url, decode_responses=False, health_check_interval=10)
+        else:
+            client = fast_packing(aioredis.from_url(url, decode_responses=False, health_check_interval=10, **_NO_MAINTENANCE))
         return cls(client, namespace, **kw)
+
+    @classmethod
+    async def connect(cls, url: str, namespace: str = "fp", *, cluster: bool | None = None, **kw: Any) -> RedisStore:
+        """``from_url``; with ``cluster=None`` the server is asked (``INFO cluster``) whether it is a cluster node."""
+        if cluster is None:
+            cluster = await is_cluster_node(url)
+        return cls.from_url(url, namespace, cluster=cluster, **kw)
 
     async def _op_project_game(
         self, game_id: str, expected: int, applied: int, model: bytes, lines: list[str]
@@ -390,6 +496,35 @@ class RedisStore(Store):
         if ok < 0:
             raise ProjectionCorrupt(f"game {game_id}: its audit list does not hold {version} lines")
         return Projected(ok == 1, int(version))
+
+    async def project_games(self, items: list[tuple[str, int, int, bytes, list[str]]]) -> list[Projected | Exception]:
+        if len(items) <= 1:
+            return await super().project_games(items)
+        return await self._write("project_games", items)
+
+    async def _op_project_games(self, items: list[tuple[str, int, int, bytes, list[str]]]) -> list[Projected | Exception]:
+        """Every game's compare-and-set script in one pipeline; one the server has forgotten (NOSCRIPT) runs again alone."""
+        pipe = self.r.pipeline(transaction=False)
+        for game_id, expected, applied, model, lines in items:
+            keys = [self.keys.game_projection("scores", game_id), self.keys.game_projection("audit", game_id)]
+            pipe.execute_command("EVALSHA", self._project.sha, len(keys), *keys, expected, applied, model, *lines)
+        replies = await pipe.execute(raise_on_error=False)
+        out: list[Projected | Exception] = []
+        for item, reply in zip(items, replies, strict=True):
+            if isinstance(reply, rex.NoScriptError):
+                try:
+                    out.append(await self._op_project_game(*item))
+                except ProjectionCorrupt as e:
+                    out.append(e)
+            elif isinstance(reply, UNAVAILABLE):
+                raise reply
+            elif isinstance(reply, Exception):
+                out.append(reply)
+            elif int(reply[0]) < 0:
+                out.append(ProjectionCorrupt(f"game {item[0]}: its audit list does not hold {reply[1]} lines"))
+            else:
+                out.append(Projected(int(reply[0]) == 1, int(reply[1])))
+        return out
 
     async def _op_project_result(
         self, player_id: str, game_id: str, version: int, entry: bytes, counters: dict[str, int]
@@ -405,30 +540,50 @@ class RedisStore(Store):
 
     async def _op_put_token(self, digest: str, record: bytes) -> None:
         pipe = self.r.pipeline(transaction=False)
-        pipe.set(self.keys.token(digest), record, nx=True)  # written once: readers may cache it
-        _raise_first(await self._execute(pipe))  # a token is acknowledged like an event: durably
+        key = self.keys.token(digest)
+        pipe.set(key, record, nx=True)  # written once: readers may cache it
+        _raise_first(await self._execute(pipe, [key]))  # a token is acknowledged like an event: durably
 
     async def _op_put_player(self, player_id: str, fields: dict[str, str]) -> None:
         pipe = self.r.pipeline(transaction=False)
-        pipe.hset(self.keys.player(player_id), mapping=fields)
-        _raise_first(await self._execute(pipe))
+        key = self.keys.player(player_id)
+        pipe.hset(key, mapping=fields)
+        _raise_first(await self._execute(pipe, [key]))
 
-    async def _execute(self, pipe: Any) -> list[Any]:
+    async def _execute(self, pipe: Any, written: list[str]) -> list[Any]:
         """Run ``pipe`` (errors returned in place); with ``waitaof``, only once its writes are fsynced.
 
         The WAITAOF goes in the same pipeline, so on the same connection: it waits for *that client's*
-        writes (a WAITAOF sent on another pooled connection would return at once).
+        writes (a WAITAOF sent on another pooled connection would return at once). On a cluster the
+        pipeline is split per primary, each part on one connection: one WAITAOF goes to each primary that
+        owns a key of ``written``, after that primary's writes. (A write redirected by MOVED during a
+        resharding is retried on its own connection, which no WAITAOF covers: reshard with the service
+        stopped, or accept that window.)
         """
+        waits = 0
         if self.waitaof:
-            pipe.execute_command("WAITAOF", 1, 0, 0)
+            if isinstance(self.r, RedisCluster):
+                await self.r.initialize()  # the slot map (done once; a no-op afterwards)
+                nodes = {}
+                for key in written:
+                    node = self.r.get_node_from_key(key)
+                    nodes[node.name] = node
+                for node in nodes.values():
+                    pipe.execute_command("WAITAOF", 1, 0, 0, target_nodes=node)
+                waits = len(nodes)
+            else:
+                pipe.execute_command("WAITAOF", 1, 0, 0)
+                waits = 1
         results = await pipe.execute(raise_on_error=False)
-        if self.waitaof:
-            reply = results.pop()
-            if not (isinstance(reply, list) and int(reply[0]) >= 1):
-                raise NotDurable(
-                    f"WAITAOF answered {reply!r}: the write may not be on disk "
-                    "(WAITAOF needs Redis >= 7.2 with `appendonly yes`)"
-                )
+        if waits:
+            replies = results[-waits:]
+            del results[-waits:]
+            for reply in replies:
+                if not (isinstance(reply, list) and int(reply[0]) >= 1):
+                    raise NotDurable(
+                        f"WAITAOF answered {reply!r}: the write may not be on disk "
+                        "(WAITAOF needs Redis >= 7.2 with `appendonly yes`)"
+                    )
         return results
 
     async def _op_append(self, req: AppendRequest) -> Appended:
@@ -447,7 +602,7 @@ class RedisStore(Store):
                 try:
                     results = await self._run(batch)
                 except Exception as e:  # every waiting append must hear of it, whatever it was
-                    if isinstance(e, rex.ConnectionError | rex.TimeoutError | OSError):
+                    if unavailable(e):
                         e = StoreUnavailable(str(e))
                     for _, fut in batch:
                         if not fut.done():
@@ -470,6 +625,7 @@ class RedisStore(Store):
         if missing:
             # The server (or one node of a cluster) restarted and forgot the script. Only those appends did
             # not run; the others did, and must not run again (the retry would answer them 'conflict').
+            # On a cluster, SCRIPT LOAD goes to every primary.
             await self.r.script_load(APPEND_LUA)
             for i, res in zip(missing, await self._send([reqs[i] for i in missing]), strict=True):
                 results[i] = res
@@ -477,7 +633,28 @@ class RedisStore(Store):
 
     async def _send(self, reqs: list[AppendRequest]) -> list[Any]:
         pipe = self.r.pipeline(transaction=False)
+        written = []
         for req in reqs:
             keys, argv = append_args(self.keys, req)
-            pipe.evalsha(self._script.sha, len(keys), *keys, *argv)
-        return await self._execute(pipe)
+            # EVALSHA by name: redis-py's cluster pipeline has no ``evalsha`` method, but routes the command by
+            # its keys (all in the game's slot)
+            pipe.execute_command("EVALSHA", self._script.sha, len(keys), *keys, *argv)
+            written.append(keys[0])
+        return await self._execute(pipe, written)
+
+
+async def is_cluster_node(url: str) -> bool:
+    """Whether the Redis at ``url`` runs in cluster mode (``INFO cluster``: ``cluster_enabled:1``).
+
+    A server that refuses INFO is taken as a single server (set the cluster mode explicitly then).
+    """
+    client = aioredis.from_url(url, decode_responses=False)
+    try:
+        info = await client.info("cluster")
+    except UNAVAILABLE as e:
+        raise StoreUnavailable(str(e)) from e
+    except rex.ResponseError:
+        return False
+    finally:
+        await client.aclose()
+    return str(info.get("cluster_enabled", "0")) == "1"

@@ -2,15 +2,22 @@
 
 The durability asked for is checked here, before the first write: a store that could lose an
 acknowledged event under the requested setting is refused with the setting to change.
+
+``cluster`` says whether ``redis_url`` names a node of a Redis Cluster: ``"auto"`` (the default) asks the
+server (``INFO cluster``), ``"yes"`` / ``"no"`` skip the question.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from .durability import Durability, check_durability, embedded_durability
 from .embedded import EmbeddedStore
 from .store import RedisStore, Store
+
+ClusterMode = Literal["auto", "yes", "no"]
+CLUSTER_MODES: dict[str, bool | None] = {"auto": None, "yes": True, "no": False}
 
 
 async def open_store(
@@ -20,8 +27,11 @@ async def open_store(
     namespace: str = "fp",
     fsync: bool = False,
     durability: str = "none",
+    cluster: str = "auto",
 ) -> Store:
-    store, _ = await open_store_checked(redis_url, data_dir, namespace=namespace, fsync=fsync, durability=durability)
+    store, _ = await open_store_checked(
+        redis_url, data_dir, namespace=namespace, fsync=fsync, durability=durability, cluster=cluster
+    )
     return store
 
 
@@ -32,10 +42,13 @@ async def open_store_checked(
     namespace: str = "fp",
     fsync: bool = False,
     durability: str = "none",
+    cluster: str = "auto",
 ) -> tuple[Store, Durability]:
     """The store, and what it guarantees; raises ``NotDurable`` when ``durability="durable"`` cannot be had."""
     if redis_url:
-        store = RedisStore.from_url(redis_url, namespace=namespace)
+        if cluster not in CLUSTER_MODES:
+            raise ValueError(f"cluster must be one of {', '.join(CLUSTER_MODES)}, not {cluster!r}")
+        store = await RedisStore.connect(redis_url, namespace=namespace, cluster=CLUSTER_MODES[cluster])
         try:
             found = await check_durability(store.r, durability)
         except BaseException:

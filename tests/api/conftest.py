@@ -1,4 +1,4 @@
-"""A running service per test, on each store: the embedded one and a real Redis."""
+"""A running service per test, on each store: the embedded one, a real Redis and a real Redis Cluster."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from service.api.app import create_app
 from service.api.settings import Settings
 from tests.http import serving
-from tests.stores import drop_namespace, namespace, need_redis
+from tests.stores import drop_namespace_at, namespace, need_redis
 
 ADMIN = "admin-secret-for-tests"
 
@@ -18,6 +18,10 @@ def make_settings(kind: str, tmp_path, **overrides) -> Settings:
     base = dict(data_dir=tmp_path / "data", admin_token=ADMIN, runner_interval_ms=250)
     if kind == "redis":
         base.update(redis_url=need_redis(), namespace=namespace())
+    elif kind == "cluster":  # the service finds out by itself that the URL names a cluster node (cluster="auto")
+        from tests.cluster import running
+
+        base.update(redis_url=running().url, namespace=namespace())
     base.update(overrides)
     return Settings(**base)
 
@@ -30,8 +34,10 @@ def fresh_app(settings: Settings):
     return app
 
 
-@pytest.fixture(params=["embedded", "redis"])
+@pytest.fixture(params=["embedded", "redis", "cluster"])
 def store_kind(request):
+    if request.param == "cluster":
+        request.getfixturevalue("redis_cluster")  # started once per session, on the first test that needs it
     return request.param
 
 
@@ -43,12 +49,8 @@ async def api(store_kind, tmp_path):
     async with serving(app) as client:
         client.app = app
         yield client
-    if store_kind == "redis":
-        import redis.asyncio as aioredis
-
-        r = aioredis.from_url(settings.redis_url)
-        await drop_namespace(r, settings.namespace)
-        await r.aclose()
+    if settings.redis_url:
+        await drop_namespace_at(settings.redis_url, settings.namespace)
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -58,19 +60,30 @@ def bearer(token: str) -> dict[str, str]:
 ADMIN_HEADERS = bearer(ADMIN)
 
 
+@pytest.fixture(params=["embedded", "redis"])
+def live_kind(request):
+    """The stores ``live`` runs on. Not the cluster by default: the tests on ``live`` play dozens of whole games
+    through a service process, minutes of CI time, on code paths the in-process ``api`` tests already run on the
+    cluster; ``tests/api/test_cluster.py`` runs one ``live`` service on it (``parametrize("live_kind", ["cluster"])``).
+    """
+    return request.param
+
+
 @pytest.fixture
-async def live(store_kind, tmp_path):
+async def live(live_kind, tmp_path, request):
     """The real ``python -m service`` in its own process (so client and server use both cores), with an
-    httpx client on it; parametrised over the two stores like ``api``."""
+    httpx client on it; on the stores of ``live_kind``."""
     import os
     import subprocess
     import sys
 
     import httpx
 
-    from tests.api.test_restart import free_port, wait_healthy
+    from tests.servers import free_port, wait_healthy
 
-    settings = make_settings(store_kind, tmp_path)
+    if live_kind == "cluster":
+        request.getfixturevalue("redis_cluster")
+    settings = make_settings(live_kind, tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     env.update(settings.to_env())
     port = free_port()
@@ -87,9 +100,5 @@ async def live(store_kind, tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
-        if store_kind == "redis":
-            import redis.asyncio as aioredis
-
-            r = aioredis.from_url(settings.redis_url)
-            await drop_namespace(r, settings.namespace)
-            await r.aclose()
+        if settings.redis_url:
+            await drop_namespace_at(settings.redis_url, settings.namespace)

@@ -7,13 +7,6 @@ These tests start redis-server processes of their own, on free loopback ports, i
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import time
-from pathlib import Path
 from typing import Any
 
 import fakeredis
@@ -26,77 +19,9 @@ from service.events.envelope import GENESIS, Envelope, body_of, canonical, chain
 from service.events.store import Appended, NotDurable, RedisStore, StoreUnavailable
 from service.rules.engine import Game, export_header, rules_for
 from tests.events.test_store_contract import TEMPLATE, Batch, batches, request
+from tests.servers import ALWAYS, REDIS_SERVER, Server, free_port
 
-REDIS_SERVER = shutil.which("redis-server")
 pytestmark = pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """One redis-server of this test's own, in a directory of its own."""
-
-    def __init__(self, directory: Path, *args: str) -> None:
-        self.dir, self.args = directory, args
-        self.proc: subprocess.Popen | None = None
-        self.port = 0
-        directory.mkdir(parents=True, exist_ok=True)
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> Server:
-        for _ in range(5):
-            self.port = free_port()
-            self.proc = subprocess.Popen(
-                [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.dir),
-                 "--save", "", "--daemonize", "no", "--loglevel", "warning", *self.args],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            )  # fmt: skip
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline and self.proc.poll() is None:
-                try:
-                    with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s:
-                        s.sendall(b"PING\r\n")
-                        if s.recv(64).startswith(b"+PONG"):
-                            return self
-                except OSError:
-                    pass
-                time.sleep(0.02)
-            self.stop()  # the port was taken meanwhile, or the server would not start: try another port
-        raise RuntimeError(f"redis-server would not start in {self.dir} with {self.args}")
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown, no last fsync, no goodbye."""
-        if self.proc is not None and self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-        self.proc = None
-
-    def stop(self) -> None:
-        self.kill()
-
-
-@pytest.fixture
-def servers(tmp_path):
-    started: list[Server] = []
-
-    def start(*args: str, name: str = "redis") -> Server:
-        server = Server(tmp_path / name, *args).start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
-
-
-ALWAYS = ("--appendonly", "yes", "--appendfsync", "always")
 
 
 async def inspect(server: Server, requested: str) -> Durability:

@@ -1,0 +1,140 @@
+"""A real three-master Redis Cluster of the tests' own, on free loopback ports.
+
+Each master is ``redis-server --cluster-enabled yes`` in a directory of its own (no RDB, no AOF); ``redis-cli
+--cluster create`` splits the 16384 slots over them, with no replicas. ``start_cluster`` waits until every node
+says ``cluster_state:ok``. It never touches the shared Redis on 127.0.0.1:6379.
+
+Without ``redis-server`` or ``redis-cli`` the tests that need the cluster are skipped with the reason — except
+in CI (``FREE_PARKING_CI=1``), where that is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+REDIS_SERVER = shutil.which("redis-server")
+REDIS_CLI = shutil.which("redis-cli")
+MASTERS = 3
+_running: Cluster | None = None  # the session's cluster (``redis_cluster`` in tests/conftest.py), once started
+
+
+def _free(port: int) -> bool:
+    try:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", port))
+        return True
+    except OSError:
+        return False
+
+
+def free_cluster_port() -> int:
+    """A free loopback port whose cluster bus port (port + 10000) is free too."""
+    for _ in range(200):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port + 10000 < 65536 and _free(port + 10000):
+            return port
+    raise RuntimeError("no free pair of loopback ports (port, port + 10000) for a cluster node")
+
+
+def _answer(port: int, command: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+        s.sendall(command)
+        time.sleep(0.01)
+        return s.recv(65536)
+
+
+class Cluster:
+    """Three masters on loopback; ``url`` names one of them (a cluster client finds the others)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.dir = directory
+        self.ports: list[int] = []
+        self.procs: list[subprocess.Popen] = []
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.ports[0]}/0"
+
+    def _start_node(self) -> None:
+        for _ in range(10):
+            port = free_cluster_port()
+            node_dir = self.dir / f"node-{port}"
+            node_dir.mkdir(parents=True, exist_ok=True)
+            proc = subprocess.Popen(
+                [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+                 "--cluster-config-file", str(node_dir / f"nodes-{port}.conf"), "--cluster-node-timeout", "5000",
+                 "--save", "", "--appendonly", "no", "--dir", str(node_dir), "--daemonize", "no",
+                 "--loglevel", "warning", "--logfile", str(node_dir / "redis.log")],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and proc.poll() is None:
+                try:
+                    if _answer(port, b"PING\r\n").startswith(b"+PONG"):
+                        self.ports.append(port)
+                        self.procs.append(proc)
+                        return
+                except OSError:
+                    pass
+                time.sleep(0.02)
+            proc.kill()  # the port was taken meanwhile, or the node would not start: another port
+            proc.wait()
+        raise RuntimeError(f"a cluster node would not start (see {self.dir}/node-*/redis.log)")
+
+    def start(self) -> Cluster:
+        try:
+            for _ in range(MASTERS):
+                self._start_node()
+            created = subprocess.run(
+                [REDIS_CLI, "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports),
+                 "--cluster-replicas", "0", "--cluster-yes"],
+                capture_output=True, text=True, timeout=60,
+            )  # fmt: skip
+            if created.returncode != 0:
+                raise RuntimeError(f"redis-cli --cluster create failed:\n{created.stdout}\n{created.stderr}")
+            deadline = time.monotonic() + 30
+            while not all(b"cluster_state:ok" in _answer(p, b"CLUSTER INFO\r\n") for p in self.ports):
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the cluster did not reach cluster_state:ok within 30 s")
+                time.sleep(0.1)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        self.procs = []
+
+
+def running() -> Cluster:
+    """The session's cluster; a test reaches it through a fixture that requested ``redis_cluster``."""
+    if _running is None:
+        raise RuntimeError("no Redis Cluster is running: request the redis_cluster fixture first")
+    return _running
+
+
+def cluster_tools_found() -> bool:
+    return REDIS_SERVER is not None and REDIS_CLI is not None
+
+
+def need_cluster_tools() -> None:
+    """Skip (or, in CI, fail) when the cluster cannot be started here."""
+    missing = [name for name, path in (("redis-server", REDIS_SERVER), ("redis-cli", REDIS_CLI)) if path is None]
+    if missing:
+        reason = f"{' and '.join(missing)} not found: the Redis Cluster tests need both to start a cluster"
+        if os.environ.get("FREE_PARKING_CI"):
+            pytest.fail(f"CI must run the Redis Cluster tests: {reason}")
+        pytest.skip(reason)

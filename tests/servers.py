@@ -1,0 +1,210 @@
+"""Real servers of a test's own, on free loopback ports: ``redis-server`` processes and the service itself.
+
+``Server`` is one ``redis-server`` in a directory of the test's (``--dir``), killed with ``SIGKILL`` and started
+again on the same directory — and, with ``restart()``, the same port, so a running service finds it again.
+``Service`` is ``python -m service serve`` in a process of its own, with its output kept in a file for when a
+test fails. Neither ever touches the shared Redis on 127.0.0.1:6379.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+REDIS_SERVER = shutil.which("redis-server")
+ALWAYS = ("--appendonly", "yes", "--appendfsync", "always")
+EVERYSEC = ("--appendonly", "yes", "--appendfsync", "everysec")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(port: int, proc: subprocess.Popen, seconds: float = 30) -> None:
+    """Until ``GET /healthz`` answers 200 on ``port``; fails the test if ``proc`` dies or ``seconds`` pass."""
+    deadline = time.time() + seconds
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    proc.kill()
+    pytest.fail("the service did not start")
+
+
+class Server:
+    """One redis-server of this test's own, in a directory of its own."""
+
+    def __init__(self, directory: Path, *args: str) -> None:
+        self.dir, self.args = directory, args
+        self.proc: subprocess.Popen | None = None
+        self.port = 0
+        directory.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, port: int | None = None) -> Server:
+        """Start on a free port (or on ``port``: then only that one is tried, for a while)."""
+        if REDIS_SERVER is None:
+            pytest.skip("redis-server is not installed")
+        for _ in range(5 if port is None else 50):
+            self.port = port or free_port()
+            self.proc = subprocess.Popen(
+                [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.dir),
+                 "--save", "", "--daemonize", "no", "--loglevel", "warning", *self.args],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and self.proc.poll() is None:
+                try:
+                    with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s:
+                        s.sendall(b"PING\r\n")
+                        if s.recv(64).startswith(b"+PONG"):
+                            return self
+                except OSError:
+                    pass
+                time.sleep(0.02)
+            self.stop()  # the port was taken meanwhile, or the server would not start: try again
+            if port is not None:
+                time.sleep(0.1)
+        raise RuntimeError(f"redis-server would not start in {self.dir} with {self.args}")
+
+    def restart(self) -> Server:
+        """Start again on the same directory and the same port, where clients already look for it."""
+        return self.start(self.port)
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no last fsync, no goodbye."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        self.proc = None
+
+    def stop(self) -> None:
+        self.kill()
+
+
+@pytest.fixture
+def servers(tmp_path):
+    """``servers(*redis_args, name=...)`` starts a redis-server in ``tmp_path/name``; all are killed at the end."""
+    started: list[Server] = []
+
+    def start(*args: str, name: str = "redis") -> Server:
+        server = Server(tmp_path / name, *args).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+class Service:
+    """``python -m service serve`` on a free port, in a process of its own (its workers are its children).
+
+    ``settings`` are ``Settings`` fields (``runner_interval_ms=100``, ``projector=False``…), passed through the
+    environment as the service's own workers read them.
+    """
+
+    def __init__(self, directory: Path, redis_url: str | None, *, workers: int = 1, **settings: object) -> None:
+        from service.api.settings import Settings
+
+        directory.mkdir(parents=True, exist_ok=True)
+        self.dir = directory
+        self.settings = Settings(data_dir=directory / "data", redis_url=redis_url, workers=workers, **settings)
+        self.port = 0
+        self.proc: subprocess.Popen | None = None
+        self.log = directory / "service.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, seconds: float = 60) -> Service:
+        env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("FREE_PARKING_")}
+        env.update(self.settings.to_env())
+        self.port = free_port()
+        with open(self.log, "ab") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "service", "serve", "--port", str(self.port), "--workers", str(self.settings.workers),
+                 "--data", str(self.settings.data_dir)],
+                env=env, stdout=out, stderr=subprocess.STDOUT,
+            )  # fmt: skip
+        try:
+            wait_healthy(self.port, self.proc, seconds)
+        except BaseException:
+            print(self.tail())
+            raise
+        return self
+
+    def workers(self) -> dict[str, int]:
+        """The Sanic worker processes now alive: name (``Sanic-Server-0-0``…) → pid."""
+        assert self.proc is not None
+        out = {}
+        for pid in _children(self.proc.pid):
+            try:
+                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            for item in environ:
+                if item.startswith(b"SANIC_WORKER_NAME="):
+                    out[item.split(b"=", 1)[1].decode()] = pid
+        return out
+
+    def tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        children = _children(self.proc.pid)
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for pid in children:  # a worker the main process left behind
+            if b"multiprocessing" in _cmdline(pid):
+                _kill(pid)
+        self.proc = None
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import weakref
 from typing import Literal
 
 import msgspec
@@ -69,11 +70,22 @@ async def caller(request: Request, store: Store, admin_token: str | None) -> Cal
         return Caller(admin=True)
     if len(token) > 200:
         raise ApiError(401, "unauthorized", "This token is not known")
+    callers = _callers.setdefault(store, {})  # per store: a token is known to the store that issued it
+    known = callers.get(token)
+    if known is not None:
+        return known
     raw = await store.token(digest(token))
     if raw is None:
         raise ApiError(401, "unauthorized", "This token is not known")
     rec = _decode.decode(raw)
-    return Caller(player_id=rec.player_id, name=rec.name, guest_of=rec.game_id if rec.kind == "guest" else None)
+    who = Caller(player_id=rec.player_id, name=rec.name, guest_of=rec.game_id if rec.kind == "guest" else None)
+    if len(callers) >= 50_000:
+        callers.pop(next(iter(callers)))
+    callers[token] = who  # a token's record never changes once written (see Store.token)
+    return who
+
+
+_callers: weakref.WeakKeyDictionary[Store, dict[str, Caller]] = weakref.WeakKeyDictionary()
 
 
 def require(who: Caller) -> Caller:

@@ -47,10 +47,23 @@ def not_found(what: str, ident: str) -> ApiError:
     return ApiError(404, "not_found", f"No {what} has the id {ident!r}", id=ident)
 
 
+# A pattern's meaning in words, for the message of a value that does not match it (``describe_pattern``)
+_PATTERNS: dict[str, str] = {}
+
+
+def describe_pattern(pattern: str, text: str) -> str:
+    """Register what ``pattern`` means, for people: msgspec would quote the regular expression."""
+    _PATTERNS[pattern] = text
+    return pattern
+
+
 def bad_body(e: Exception, code: str = "invalid_request") -> ApiError:
     """A body that is not JSON, or does not match its schema: say where."""
     if isinstance(e, msgspec.ValidationError):
-        return ApiError(400, code, f"The body does not match the schema: {e}")
+        message = str(e)
+        for pattern, text in _PATTERNS.items():
+            message = message.replace(f"`str` matching regex {pattern!r}", text)  # msgspec quotes it with repr()
+        return ApiError(400, code, f"The body does not match the schema: {message}")
     if isinstance(e, RecursionError):
         return ApiError(400, "malformed_json", "The body is nested too deeply to be a request of this API")
     return ApiError(400, "malformed_json", f"The body is not valid JSON: {e}")
@@ -76,6 +89,9 @@ def install(app: Sanic) -> None:
 
     @app.exception(sx.PayloadTooLarge)
     async def _large(request: Request, e: Exception) -> HTTPResponse:
+        if "header" in str(e).lower():  # Sanic raises the same exception for a request line and headers too long
+            limit = request.app.config.REQUEST_MAX_HEADER_SIZE
+            return error_response(431, "headers_too_large", f"The request line and headers are over the limit of {limit} bytes", {"limit": limit})
         limit = request.app.config.REQUEST_MAX_SIZE
         return error_response(413, "body_too_large", f"The body is over the limit of {limit} bytes", {"limit": limit})
 
@@ -85,7 +101,10 @@ def install(app: Sanic) -> None:
 
     @app.exception(sx.MethodNotAllowed)
     async def _method(request: Request, e: Exception) -> HTTPResponse:
-        return error_response(405, "method_not_allowed", f"{request.method} is not allowed on {request.path}")
+        allowed = sorted(getattr(e, "allowed_methods", None) or ())
+        response = error_response(405, "method_not_allowed", f"{request.method} is not allowed on {request.path}", {"allowed": allowed})
+        response.headers["allow"] = ", ".join(allowed)  # RFC 9110: a 405 says what is allowed
+        return response
 
     @app.exception(sx.SanicException)
     async def _sanic(request: Request, e: sx.SanicException) -> HTTPResponse:

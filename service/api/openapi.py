@@ -18,7 +18,7 @@ from .errors import ErrorResponse
 _STATUS_TEXT = {
     200: "OK",
     201: "Created",
-    400: "The body is not JSON, or does not match its schema (`malformed_json`, `invalid_command`, `invalid_request`)",
+    400: "The body is not JSON, or the body or query does not match its schema (`malformed_json`, `invalid_command`, `invalid_request`)",
     401: "Token missing or unknown (`unauthorized`)",
     403: "Token valid but not allowed this (`forbidden`)",
     404: "No such game, tournament or player (`not_found`)",
@@ -38,7 +38,7 @@ class Operation:
     body: Any = None
     answers: dict[int, Any] = field(default_factory=dict)
     errors: tuple[int, ...] = ()
-    query: dict[str, tuple[str, str]] = field(default_factory=dict)
+    query: dict[str, tuple[str | dict[str, Any], str]] = field(default_factory=dict)  # name: (a type or a JSON schema, text)
     content_type: str = "application/json"
     auth: str = "optional"
 
@@ -95,7 +95,7 @@ def _operation(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
         if f"<{name}:str>" in op.path
     ]
     params += [
-        {"name": name, "in": "query", "required": False, "schema": {"type": kind}, "description": text}
+        {"name": name, "in": "query", "required": False, "schema": kind if isinstance(kind, dict) else {"type": kind}, "description": text}
         for name, (kind, text) in op.query.items()
     ]
     if params:

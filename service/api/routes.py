@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -16,9 +17,9 @@ from service.rules.engine import Game, audit_lines, export_header
 
 from . import schemas as s
 from .auth import Caller, TokenRecord, caller, issue, new_id, require
-from .errors import ApiError, ErrorResponse, bad_body
+from .errors import ApiError, bad_body
 from .games import Games, now_ms
-from .openapi import doc, spec
+from .openapi import doc
 
 bp = Blueprint("api")
 _json = msgspec.json.Encoder()
@@ -57,14 +58,32 @@ def _sees_all(game: Game, who: Caller) -> bool:
     return who.admin or _finished(game)
 
 
+def _arg(request: Request, name: str) -> str | None:
+    """A query parameter as sent: ``?limit=`` is a blank value (refused), not an absent one (the default)."""
+    return request.get_args(keep_blank_values=True).get(name)
+
+
+def _int_query(low: int, high: int, default: int | None, text: str) -> tuple[dict[str, Any], str]:
+    """An integer query parameter's OpenAPI schema and description, with the bounds ``_int_arg`` enforces."""
+    schema: dict[str, Any] = {"type": "integer", "minimum": low, "maximum": high}
+    if default is not None:
+        schema["default"] = default
+    return schema, text
+
+
+GAMES_LIMIT = (1, 200, 50)  # low, high, default of GET /games?limit
+EVENTS_AFTER = (0, 1 << 62, 0)
+EVENTS_LIMIT = (1, 5000, 500)
+STATUSES = ("waiting", "playing", "finished")
+
+
 def _int_arg(request: Request, name: str, default: int, low: int, high: int) -> int:
-    raw = request.args.get(name)
+    raw = _arg(request, name)
     if raw is None:
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ApiError(400, "invalid_request", f"?{name} must be a whole number", name=name) from None
+    if not re.fullmatch(r"-?[0-9]{1,30}", raw):  # not int()'s "+5", " 5", "1_000" or other scripts' digits
+        raise ApiError(400, "invalid_request", f"?{name} must be a whole number", name=name)
+    value = int(raw)
     if not low <= value <= high:
         raise ApiError(400, "invalid_request", f"?{name} must be between {low} and {high}", name=name)
     return value
@@ -101,13 +120,14 @@ async def create_game(request: Request) -> HTTPResponse:
 
 @bp.get("/games")
 @doc("get", "/games", "List games, newest first", answers={200: s.GameList}, errors=(400, 503), auth="none",
-     query={"status": ("string", "waiting | playing | finished"), "kind": ("string", "a game kind"), "limit": ("integer", "1–200, default 50")})
+     query={"status": ({"enum": list(STATUSES)}, "waiting | playing | finished"), "kind": ("string", "a game kind"),
+            "limit": _int_query(*GAMES_LIMIT, "1–200, default 50")})
 async def list_games(request: Request) -> HTTPResponse:
-    status = request.args.get("status")
-    if status not in (None, "waiting", "playing", "finished"):
+    status = _arg(request, "status")
+    if status is not None and status not in STATUSES:
         raise ApiError(400, "invalid_request", "?status must be waiting, playing or finished")
     kind = request.args.get("kind")
-    limit = _int_arg(request, "limit", 50, 1, 200)
+    limit = _int_arg(request, "limit", GAMES_LIMIT[2], *GAMES_LIMIT[:2])
     store = request.app.ctx.store
     out = []
     for game_id in await store.list_games(status, limit if kind is None else 1000):
@@ -187,11 +207,11 @@ async def command(request: Request, game_id: str) -> HTTPResponse:
 
 @bp.get("/games/<game_id:str>/events")
 @doc("get", "/games/<game_id:str>/events", "Events after a seq, redacted for the caller", answers={200: s.EventsPage}, errors=(400, 401, 404, 503),
-     query={"after": ("integer", "the last seq you have (default 0)"), "limit": ("integer", "1–5000, default 500")})
+     query={"after": _int_query(*EVENTS_AFTER, "the last seq you have (default 0)"), "limit": _int_query(*EVENTS_LIMIT, "1–5000, default 500")})
 async def events(request: Request, game_id: str) -> HTTPResponse:
     who = await _caller(request)
-    after = _int_arg(request, "after", 0, 0, 1 << 62)
-    limit = _int_arg(request, "limit", 500, 1, 5000)
+    after = _int_arg(request, "after", EVENTS_AFTER[2], *EVENTS_AFTER[:2])
+    limit = _int_arg(request, "limit", EVENTS_LIMIT[2], *EVENTS_LIMIT[:2])
     games = _games(request)
     game = await games.fresh(game_id)
     game, envelopes = await games.events(game_id, after, limit, _sees_all(game, who))
@@ -258,7 +278,7 @@ async def export(request: Request, game_id: str) -> ResponseStream:
 
 @bp.get("/games/<game_id:str>/replay")
 @doc("get", "/games/<game_id:str>/replay", "The full table after event ?at=<seq>", answers={200: s.ReplayAnswer}, errors=(400, 401, 403, 404, 503),
-     query={"at": ("integer", "a seq, default the latest")})
+     query={"at": _int_query(0, 1 << 62, None, "a seq from 0 to the game's version, default the latest")})
 async def replay(request: Request, game_id: str) -> HTTPResponse:
     who = await _caller(request)
     game = await _games(request).fresh(game_id)

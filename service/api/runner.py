@@ -84,6 +84,12 @@ class Runner:
         move = server_move(game, now_ms())
         if move is None:
             if clear:
+                meta = await self.games.store.meta(game_id)
+                if meta is not None and int(meta.get("version", 0)) < game.version:
+                    # the store says the game needs the server, this cache is past that: the store lost events the
+                    # cache holds (Redis restarted without them). Forget them; the next look folds the store again.
+                    self.games.cache.pop(game_id, None)
+                    return False
                 await self.games.store.clear_due(game_id, game.version)
             return False
         try:

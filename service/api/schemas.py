@@ -6,19 +6,33 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from service.events.base import CommandId
 from service.events.envelope import Envelope
 from service.events.free_parking import FreeParkingClientCommand
 from service.projections.results import PlayerResults
 from service.projections.scores import Scores
+from service.rules.engine import GAMES
 from service.rules.free_parking.view import FreeParkingView
+
+from .errors import describe_pattern
 
 ClientCommand = FreeParkingClientCommand
 GameView = FreeParkingView
 
-# no control character anywhere, and at least one character that is not blank (``\S`` alone would let one
-# control character through: it is not whitespace)
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=r"^[^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]*$")]
-SeedHex = Annotated[str, msgspec.Meta(pattern="^[0-9a-fA-F]{64}$")]
+# No control character (C0, DEL, C1), line or paragraph separator (a name is shown inside one line of the audit
+# log; str.splitlines breaks at U+0085, U+2028, U+2029) or bidirectional embedding, override or isolate (it would
+# reorder the text after it) anywhere; and at least one character that is neither blank nor invisible (zero-width
+# spaces and joiners, the word joiner, a byte-order mark), so that every name can be seen. (``\S`` alone would let
+# one control character through: it is not whitespace.)
+_NOT_IN_NAMES = r"\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_INVISIBLE = r"\s\u200b-\u200d\u2060\ufeff"
+NAME_PATTERN = describe_pattern(
+    rf"^[^{_NOT_IN_NAMES}]*[^{_INVISIBLE}{_NOT_IN_NAMES}][^{_NOT_IN_NAMES}]*$",
+    "a name with at least one visible character, and no control, line-break or text-direction character",
+)
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=NAME_PATTERN)]
+describe_pattern(CommandId.__metadata__[0].pattern, "printable ASCII characters without spaces")
+SeedHex = Annotated[str, msgspec.Meta(pattern=describe_pattern("^[0-9a-fA-F]{64}$", "64 hexadecimal digits"))]
 
 
 class Request(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -35,10 +49,34 @@ class PlayerCreated(msgspec.Struct):
     token: str
 
 
+def _configs() -> list[dict[str, Any]]:
+    """Each kind's config as a JSON schema object (its options, and ``seats``)."""
+    out = []
+    for module in GAMES.values():
+        _, components = msgspec.json.schema_components([module.CONFIG])
+        schema = dict(components[module.CONFIG.__name__])
+        assert "$ref" not in repr(schema), "a kind's config refers to other schemas: inline them here"
+        out.append(schema)
+    return out
+
+
+def _options_schema() -> dict[str, Any]:
+    """``options`` is decoded by the kind's config (``Games.create``); documented here as what that admits."""
+    kinds = []
+    for config in _configs():
+        properties = {k: v for k, v in config["properties"].items() if k != "seats"}
+        kinds.append({"type": "object", "properties": properties, "additionalProperties": False})
+    return kinds[0] if len(kinds) == 1 else {"anyOf": kinds}
+
+
+SEATS_MIN = min(c["properties"]["seats"].get("minimum", 1) for c in _configs())
+SEATS_MAX = max(c["properties"]["seats"]["maximum"] for c in _configs())
+
+
 class CreateGame(Request):
-    kind: str
-    seats: Annotated[int, msgspec.Meta(ge=1, le=8)] = 4
-    options: dict[str, Any] = {}
+    kind: Annotated[str, msgspec.Meta(extra_json_schema={"enum": sorted(GAMES)})]  # checked by ``rules_for``: its message
+    seats: Annotated[int, msgspec.Meta(ge=SEATS_MIN, le=SEATS_MAX)] = 4
+    options: Annotated[dict[str, Any], msgspec.Meta(extra_json_schema=_options_schema())] = {}
     seed: SeedHex | None = None
 
 

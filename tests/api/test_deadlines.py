@@ -17,7 +17,7 @@ from service.events.export import load
 from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings
 from tests.api.helpers import TIME_EXPIRES_SEED, log_of, pick, seeded_game, time_expires_pending, view
 from tests.http import serving
-from tests.stores import drop_namespace
+from tests.stores import drop_namespace_at
 
 SEED = TIME_EXPIRES_SEED()
 
@@ -149,11 +149,7 @@ async def test_an_overdue_deadline_is_found_again_at_start(store_kind, tmp_path)
 
 async def _drop(settings) -> None:
     if settings.redis_url:
-        import redis.asyncio as aioredis
-
-        r = aioredis.from_url(settings.redis_url)
-        await drop_namespace(r, settings.namespace)
-        await r.aclose()
+        await drop_namespace_at(settings.redis_url, settings.namespace)  # a single Redis or the whole cluster
 
 
 # --- server-seated bots -------------------------------------------------------------------------------------

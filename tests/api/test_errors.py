@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import socket
-import subprocess
-import time
 import urllib.parse
 
 import httpx
@@ -19,9 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings
+from tests.api.conftest import ADMIN, ADMIN_HEADERS, bearer, fresh_app, make_settings
 from tests.api.helpers import TIME_EXPIRES_SEED, assert_error, card_of, log_of, new_game, seeded_game, time_expires_pending, view
 from tests.http import serving
+from tests.servers import ALWAYS
 
 SEED = TIME_EXPIRES_SEED()  # seat 1 plays first, holding a Feed the Meter, a Point card and a Time Expires
 
@@ -143,6 +141,16 @@ BAD_PLAYERS = [
     (b'{"name": "Ann\\u0000"}', "invalid_request"),
     (json.dumps({"name": "x" * 41}).encode(), "invalid_request"),
     (json.dumps({"name": "\U0001f697" * 41}).encode(), "invalid_request"),
+    # a name sits inside one line of the audit log and of every screen: no line breaks of any script (U+0085, U+2028,
+    # U+2029), no C1 controls, no bidirectional overrides or isolates, and not only invisible characters
+    (json.dumps({"name": "Ann\u2028Bob"}).encode(), "invalid_request"),
+    (json.dumps({"name": "Ann\u2029"}).encode(), "invalid_request"),
+    (json.dumps({"name": "Ann\x85Bob"}).encode(), "invalid_request"),
+    (json.dumps({"name": "Ann\x9b"}).encode(), "invalid_request"),
+    (json.dumps({"name": "\u202eevil.exe"}).encode(), "invalid_request"),
+    (json.dumps({"name": "Ann\u2066"}).encode(), "invalid_request"),
+    (json.dumps({"name": "\u200b"}).encode(), "invalid_request"),
+    (json.dumps({"name": "\ufeff \u200d"}).encode(), "invalid_request"),
 ]
 
 
@@ -152,7 +160,8 @@ async def test_a_bad_registration_is_400(api):
 
 
 async def test_unicode_names_are_kept_exactly_and_forty_characters_is_the_limit(api):
-    for name in ("Zoë Ångström", "名前", "\U0001f697" * 40, "x" * 40, "Ann O'Neil-Smith (2)"):
+    # joiners inside a name are letters' business: an emoji family (ZWJ), Persian (ZWNJ), a right-to-left mark
+    for name in ("Zoë Ångström", "名前", "\U0001f697" * 40, "x" * 40, "Ann O'Neil-Smith (2)", "👨\u200d👩\u200d👧", "می\u200cخواهم", "\u200fשלום"):
         r = await api.post("/players", json={"name": name})
         assert r.status_code == 201, r.text
         assert r.json()["name"] == name
@@ -172,6 +181,10 @@ BAD_JOINS = [
     (b'{"name": "Ann", "seat": 0}', "invalid_request"),
     (json.dumps({"name": "x" * 41}).encode(), "invalid_request"),
     (b'{"name": ""}', "invalid_request"),
+    (json.dumps({"name": "Ann\u2028Bob"}).encode(), "invalid_request"),
+    (DEEP_OBJECT, "invalid_request"),
+    (b'{"name": ' + DEEP_ARRAY + b"}", "invalid_request"),
+    (b'{"bot": ' + DEEP_OBJECT + b"}", "invalid_request"),
 ]
 
 
@@ -217,6 +230,24 @@ async def test_a_body_over_the_limit_is_413_on_every_endpoint_and_appends_nothin
         assert_error(await command(api, game_id, tokens[1], fits), 400, "invalid_command")
 
 
+async def test_headers_or_a_url_over_the_limit_are_431_and_append_nothing(api, table):
+    """Sanic reads at most REQUEST_MAX_HEADER_SIZE bytes of request line and headers; past that the answer says so
+    (it used to say that the body was too large)."""
+    game_id, tokens = table
+    limit = api.app.config.REQUEST_MAX_HEADER_SIZE
+    pad = "a" * (limit + 10)
+    async with appends_nothing(api, game_id):
+        for method, path, headers in [
+            ("GET", f"/games/{game_id}", {"x-padding": pad}),
+            ("GET", f"/games/{game_id}/events?pad={pad}", {}),
+            ("POST", f"/games/{game_id}/commands", {"authorization": f"Bearer {pad}"}),
+            ("POST", f"/games/{game_id}/commands", {**bearer(tokens[1]), **{f"x-{i}": "b" * 100 for i in range(limit // 100)}}),
+        ]:
+            r = await api.request(method, path, headers=headers, json={"type": "end_turn"} if method == "POST" else None)
+            error = assert_error(r, 431, "headers_too_large")
+            assert error["detail"] == {"limit": limit} and str(limit) in error["message"]
+
+
 # --- who: 401, 403, 404 -------------------------------------------------------------------------------------
 
 
@@ -236,7 +267,9 @@ async def test_an_unknown_game_is_404_everywhere(api, table):
         error = assert_error(await api.request(method, path, **kw), 404, "not_found")
         assert "g_nope" in str(error) or method == "GET"
     assert_error(await api.get("/no/such/route"), 404, "not_found")
-    assert_error(await api.delete("/games"), 405)
+    r = await api.delete("/games")
+    assert assert_error(r, 405, "method_not_allowed")["detail"] == {"allowed": ["GET", "POST"]}
+    assert r.headers["allow"] == "GET, POST"  # RFC 9110: a 405 names what is allowed
 
 
 async def test_tokens_missing_malformed_or_unknown_are_401_and_append_nothing(api, table):
@@ -422,42 +455,55 @@ async def test_query_numbers_out_of_range_or_not_numbers_are_400(api, table):
         assert_error(await api.get(f"/games/{game_id}/events", params={name: bad}), 400, "invalid_request")
     for bad in ("-1", str(v["version"] + 1), "last"):
         assert_error(await api.get(f"/games/{game_id}/replay", params={"at": bad}, headers=ADMIN_HEADERS), 400, "invalid_request")
+    for bad in ("", "+5", " 5", "1_0", "\uff15", "\u0665"):  # blank, or what int() reads but is no JSON-ish number
+        assert_error(await api.get("/games", params={"limit": bad}), 400, "invalid_request")
+        assert_error(await api.get(f"/games/{game_id}/events", params={"after": bad}), 400, "invalid_request")
+    assert_error(await api.get("/games?status="), 400, "invalid_request")
     for good in ("1", "200"):
         assert (await api.get("/games", params={"limit": good})).status_code == 200
     assert (await api.get(f"/games/{game_id}/events", params={"after": 10**15, "limit": 5000})).json()["events"] == []
 
 
+# --- hostile input: each refusal says what was wrong, in words a person can act on ---------------------------
+
+
+async def test_hostile_input_is_refused_with_a_message_that_names_the_limit(api, table):
+    """Not only a 4xx: the message names the field and the limit (docs/limits.md), never a regular expression."""
+    game_id, tokens = table
+    other_game, other_tokens = await seeded_game(api, 2, SEED)
+    limit = api.app.config.REQUEST_MAX_SIZE
+    cases = [
+        ("POST", "/players", {"name": "x" * 41}, None, 400, ["$.name", "40"]),
+        ("POST", "/players", {"name": "Ann\u2028Bob"}, None, 400, ["$.name", "line-break"]),
+        ("POST", "/players", {"name": "\u202eevil"}, None, 400, ["$.name", "text-direction"]),
+        ("POST", "/players", {"name": "\u200b"}, None, 400, ["$.name", "visible"]),
+        ("POST", "/games", {"kind": "free-parking", "seats": 5000}, None, 400, ["$.seats", "8"]),
+        ("POST", "/games", {"kind": "free-parking", "seats": 1}, None, 400, ["$.seats", "2"]),
+        ("POST", "/games", {"kind": "free-parking", "seats": 10**40}, None, 400, ["$.seats"]),
+        ("POST", "/games", {"kind": "chess"}, None, 400, ["chess", "free-parking"]),
+        ("POST", "/games", {"kind": "free-parking", "seed": "zz"}, ADMIN, 400, ["$.seed", "64 hexadecimal digits"]),
+        ("POST", "/games", {"kind": "free-parking", "options": {"response_seconds": 10**6}}, None, 400, ["response_seconds", "3600"]),
+        ("POST", f"/games/{game_id}/commands", {"type": "end_turn", "expected_version": 2**64}, tokens[1], 400, ["$.expected_version"]),
+        ("POST", f"/games/{game_id}/commands", {"type": "end_turn", "command_id": "a b"}, tokens[1], 400, ["$.command_id", "printable ASCII"]),
+        ("POST", f"/games/{game_id}/commands", {"type": "end_turn", "command_id": "c" * 129}, tokens[1], 400, ["$.command_id", "128"]),
+        ("POST", f"/games/{game_id}/commands", DEEP_OBJECT, tokens[1], 400, ["nested too deeply"]),
+        ("POST", f"/games/{game_id}/commands", {"type": "end_turn", "pad": "x" * limit}, tokens[1], 413, [str(limit), "bytes"]),
+        ("POST", f"/games/{game_id}/commands", {"type": "end_turn"}, other_tokens[1], 403, ["no seat at this game"]),
+        ("POST", f"/games/{game_id}/commands", {"type": "end_turn"}, "fpt_forged", 401, ["not known"]),
+        ("GET", "/games?limit=100000", None, None, 400, ["?limit", "200"]),
+        ("GET", f"/games/{game_id}/events?after=" + "9" * 40, None, None, 400, ["?after", "whole number"]),
+    ]
+    async with appends_nothing(api, game_id), appends_nothing(api, other_game):
+        for method, path, body, token, status, words in cases:
+            content = body if isinstance(body, bytes) else json.dumps(body).encode() if body is not None else None
+            headers = {"content-type": "application/json", **(bearer(token) if token else {})}
+            message = assert_error(await api.request(method, path, content=content, headers=headers), status)["message"]
+            for word in words:
+                assert word in message, f"{method} {path}: {word!r} is not in {message!r}"
+            assert "regex" not in message and not message[0].islower(), f"{method} {path}: {message!r}"
+
+
 # --- the store down: 503, nothing half-written, and back by itself ------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _redis_server(port: int, directory) -> subprocess.Popen:
-    try:
-        proc = subprocess.Popen(
-            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes",
-             "--appendfsync", "always", "--dir", str(directory)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-    except FileNotFoundError:
-        pytest.skip("redis-server is not installed")
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
-                s.sendall(b"PING\r\n")
-                if s.recv(16).startswith(b"+PONG"):
-                    return proc
-        except OSError:
-            pass
-        time.sleep(0.02)
-    proc.kill()
-    pytest.fail("redis-server did not start")
 
 
 async def _all_unavailable(api, game_id, tokens, legal):
@@ -479,28 +525,22 @@ async def _all_unavailable(api, game_id, tokens, legal):
     assert r.status_code == 503 and r.json()["ok"] is False
 
 
-async def test_a_redis_that_goes_down_is_503_nothing_half_written_and_the_service_recovers_by_itself(tmp_path):
-    port = _free_port()
-    server = _redis_server(port, tmp_path)
-    settings = make_settings("embedded", tmp_path, redis_url=f"redis://127.0.0.1:{port}/0", namespace="down")
-    try:
-        async with serving(fresh_app(settings)) as api:
-            game_id, tokens = await seeded_game(api, 2, SEED)
-            before = await log_of(api, game_id)
-            v = await view(api, game_id, tokens[1])
-            legal = dict(v["legal"][0], expected_version=v["version"])
-            server.kill()
-            server.wait()
-            await _all_unavailable(api, game_id, tokens, legal)
-            server = _redis_server(port, tmp_path)  # the same data: the append-only file was fsynced on every write
-            assert await log_of(api, game_id) == before, "a refused command left something in the store"
-            r = await api.post(f"/games/{game_id}/commands", json=dict(legal, command_id="retry-me"), headers=bearer(tokens[1]))
-            assert r.status_code == 200, r.text
-            assert r.json()["version"] == v["version"] + len(r.json()["events"])
-            assert (await api.get("/healthz")).json() == {"ok": True, "store": "redis"}
-    finally:
+async def test_a_redis_that_goes_down_is_503_nothing_half_written_and_the_service_recovers_by_itself(servers, tmp_path):
+    server = servers(*ALWAYS)
+    settings = make_settings("embedded", tmp_path, redis_url=server.url, namespace="down")
+    async with serving(fresh_app(settings)) as api:
+        game_id, tokens = await seeded_game(api, 2, SEED)
+        before = await log_of(api, game_id)
+        v = await view(api, game_id, tokens[1])
+        legal = dict(v["legal"][0], expected_version=v["version"])
         server.kill()
-        server.wait()
+        await _all_unavailable(api, game_id, tokens, legal)
+        server.restart()  # the same data: the append-only file was fsynced on every write
+        assert await log_of(api, game_id) == before, "a refused command left something in the store"
+        r = await api.post(f"/games/{game_id}/commands", json=dict(legal, command_id="retry-me"), headers=bearer(tokens[1]))
+        assert r.status_code == 200, r.text
+        assert r.json()["version"] == v["version"] + len(r.json()["events"])
+        assert (await api.get("/healthz")).json() == {"ok": True, "store": "redis"}
 
 
 async def test_an_embedded_store_whose_journal_fails_is_503_and_a_restart_has_nothing_of_it(tmp_path):

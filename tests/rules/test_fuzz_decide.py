@@ -186,11 +186,11 @@ def check_outcome(s: State, command: msgspec.Struct, seat: int | None, at: int) 
     assert after.version == s.version + len(events)
     checker = Checker(s.n)
     folded = s
-    for event in events:
-        type_, public, secret = CODEC.split(event)  # the log can store it…
-        assert CODEC.join(public, secret) == event  # …and read it back
-        folded = evolve(folded, event)
-        checker.after_event(folded, event)
+    for e in events:
+        type_, public, secret = CODEC.split(e)  # the log can store it…
+        assert CODEC.join(public, secret) == e  # …and read it back
+        folded = evolve(folded, e)
+        checker.after_event(folded, e)
     assert folded == after
     checker.at_rest(after, progress=after.round > 0)
     if seat is not None and s.phase in ("main", "after_main"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
-from itertools import combinations, permutations
+from itertools import combinations
 
 import msgspec
 import pytest

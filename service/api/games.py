@@ -49,6 +49,8 @@ class Games:
         self.cache_size = cache_size
         self.bot_delay_ms = bot_delay_ms
         self._loading: dict[str, asyncio.Lock] = {}
+        self._tails: list[tuple[str, int, asyncio.Future[list[Envelope]]]] = []  # reads waiting to go out together
+        self._reader: asyncio.Task[None] | None = None  # held: the loop keeps only a weak reference to a task
         self.on_due: Callable[[str, int], None] | None = None  # the runner's schedule, when one runs here
 
     # --- loading ------------------------------------------------------------------------------
@@ -86,13 +88,43 @@ class Games:
     async def fresh(self, game_id: str) -> Game:
         """The game at the store's latest version: the cache plus the stream's tail."""
         game = await self.load(game_id)
-        tail = await self.store.read(game_id, after=game.version)
+        tail = await self._tail(game_id, game.version)
         if tail:
-            if tail[0].seq != game.version + 1:
+            # not the next event, or not chained to the cached head: the cache holds events the store no longer has
+            # (Redis restarted without them, see docs/durability.md) and the game went on without them: fold it again
+            if tail[0].seq != game.version + 1 or tail[0].prev_hash != game.head:
                 self.cache.pop(game_id, None)
                 return await self.load(game_id)
             game.fold(tail)
         return game
+
+    async def _tail(self, game_id: str, after: int) -> list[Envelope]:
+        """The events after ``after``. Concurrent calls of this worker go out together, in one round trip
+        (``Store.read_many``), as concurrent appends do (group commit): a burst of views costs one client call."""
+        if self.store.name == "embedded":  # no round trip to share: the store answers a read past the end itself
+            return await self.store.read(game_id, after=after)
+        future: asyncio.Future[list[Envelope]] = asyncio.get_running_loop().create_future()
+        self._tails.append((game_id, after, future))
+        if self._reader is None:
+            self._reader = asyncio.get_running_loop().create_task(self._read_tails())
+        return await future
+
+    async def _read_tails(self) -> None:
+        try:
+            while self._tails:
+                batch, self._tails = self._tails, []
+                try:
+                    reads = await self.store.read_many([(game_id, after, None) for game_id, after, _ in batch])
+                except Exception as e:  # every waiting read must hear of it
+                    for *_, future in batch:
+                        if not future.done():
+                            future.set_exception(e)
+                    continue
+                for (*_, future), read in zip(batch, reads, strict=True):
+                    if not future.done():
+                        future.set_result(read)
+        finally:
+            self._reader = None
 
     # --- creating and seating -----------------------------------------------------------------
 
@@ -100,7 +132,7 @@ class Games:
         try:
             rules = rules_for(kind)
         except ValueError as e:
-            raise ApiError(400, "invalid_request", str(e), kind=kind) from None
+            raise ApiError(400, "invalid_request", str(e)[:1].upper() + str(e)[1:], kind=kind) from None  # a sentence
         if "seats" in options:  # else the options would seat more players than the game's answer and index say
             raise ApiError(400, "invalid_request", "Give the number of seats as `seats`, not among the options")
         try:
@@ -153,9 +185,9 @@ class Games:
     ) -> Executed:
         """Decide and append ``command``; a lost race is re-decided on the fresh state unless the client
         pinned ``expected_version`` (then it is theirs to see: 409)."""
-        body = canonical(msgspec.structs.replace(command, command_id=None))
-        digest = command_digest(body)
         key = f"{actor_key}:{command_id}" if command_id else ""
+        # the body's digest tells a repeated command id's first command from another one: only needed with an id
+        digest = command_digest(canonical(msgspec.structs.replace(command, command_id=None))) if key else ""
         game = await self.load(game_id)
         for _ in range(RETRIES):
             if expected_version is not None and expected_version != game.version:
@@ -241,6 +273,8 @@ class Games:
                 self.on_due(game.game_id, due)
             return Executed(envelopes, game)
         if result.outcome == "conflict":
+            if result.version < game.version:  # the store is behind the cache: it lost events the cache holds
+                self.cache.pop(game.game_id, None)  # (Redis restarted without them): the retry folds the store again
             raise _Conflict()
         if result.outcome == "duplicate":
             raise _Repeat(result.first, result.last)

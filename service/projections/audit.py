@@ -8,15 +8,35 @@ a list whose length is always the game's checkpoint (it is written in the same s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from service.events.audit import line
 from service.events.envelope import Envelope
 from service.events.store import Store
 from service.rules.engine import audit_lines, rules_for
 
 
-def lines(kind: str, envelopes: Sequence[Envelope]) -> list[str]:
-    """The public audit lines of ``envelopes`` (a pure function of their public parts)."""
-    return audit_lines(rules_for(kind), list(envelopes), reveal=False)
+def lines(kind: str, envelopes: Sequence[Envelope], events: Sequence[Any] | None = None) -> list[str]:
+    """The public audit lines of ``envelopes`` (a pure function of their public parts); ``events``, when given, are
+    those public parts already decoded (the projector decodes each event once for every read model)."""
+    rules = rules_for(kind)
+    if events is None:
+        return audit_lines(rules, list(envelopes), reveal=False)
+    return [line(env, _summary(rules, event)) for env, event in zip(envelopes, events, strict=True)]
+
+
+_SUMMARIES: dict[type, Any] = {}
+
+
+def _summary(rules: Any, event: Any) -> str:
+    """``rules.summary(event)``, its implementation for the event's type looked up once per type (a rebuild writes a
+    line for every event; ``singledispatch`` would look it up again each time)."""
+    kind = type(event)
+    fn = _SUMMARIES.get(kind)
+    if fn is None:
+        dispatch = getattr(rules.summary, "dispatch", None)
+        fn = _SUMMARIES[kind] = dispatch(kind) if dispatch is not None else rules.summary
+    return fn(event)
 
 
 async def read_audit(store: Store, game_id: str, after: int = 0, limit: int | None = None) -> tuple[list[str], int]:

@@ -24,6 +24,7 @@ from typing import Any
 from redis import exceptions as rex
 
 from service.events.keys import PARTITIONS
+from service.events.envelope import Envelope
 from service.events.store import Store, StoreUnavailable
 
 from . import audit, results, scores
@@ -71,8 +72,7 @@ async def project_game(
         envelopes = await store.read(game_id, after=applied, count=max_events)
         if not envelopes:
             return applied
-        new = scores.fold(model, envelopes)
-        lines = audit.lines(new.kind, envelopes)
+        new, lines = _models(model, envelopes)
         if new.status == "finished" and (model is None or model.status != "finished"):
             # before the checkpoint moves: a crash between the two writes repeats this upsert, which changes nothing
             stats.results += await results.record(store, new)
@@ -84,6 +84,114 @@ async def project_game(
         stats.events += len(envelopes)
         if len(envelopes) < max_events and (upto is None or new.version >= upto):
             return new.version
+
+
+def _models(model: scores.Scores | None, envelopes: list[Envelope]) -> tuple[scores.Scores, list[str]]:
+    """The scores after ``envelopes`` and their audit lines, each event's public part decoded once for both."""
+    kind = scores.kind_of(model, envelopes)
+    events = scores.decode_public(kind, envelopes)
+    return scores.fold(model, envelopes, events), audit.lines(kind, envelopes, events)
+
+
+PASS_SHARE_PAUSE = 4
+"""After a pass that applied something, the projector rests at least this many times as long as the pass took."""
+
+BATCH_GAMES = 64
+"""Games brought up to date together: their checkpoints, their new events and their writes each in one round trip."""
+BATCH_EVENTS = 500
+"""Events read per game in such a batch; a game with more goes on alone (``project_game``)."""
+
+
+async def project_games(
+    store: Store,
+    upto: dict[str, int | None],
+    *,
+    max_events: int = MAX_EVENTS,
+    stats: Stats | None = None,
+    batch_games: int = BATCH_GAMES,
+    batch_events: int = BATCH_EVENTS,
+) -> dict[str, tuple[int, int] | Exception]:
+    """``project_game`` of many games at once, in three round trips per ``BATCH_GAMES`` games whatever the number
+    of games: their checkpoints in one pipeline, their new events in another, their compare-and-set writes in a
+    third (the client's per-call cost, not Redis, is what a projector pass spends). A game whose write is refused
+    (another projector moved it) or that has more events than one batch reads goes on through ``project_game``.
+
+    Answers per game ``(writes, events)`` applied, or the exception that stopped it (its log entries stay pending).
+    ``StoreUnavailable`` stops everything.
+    """
+    stats = stats if stats is not None else Stats()
+    out: dict[str, tuple[int, int] | Exception] = {}
+    ids = list(upto)
+    for i in range(0, len(ids), batch_games):
+        await _project_batch(store, ids[i : i + batch_games], upto, min(max_events, batch_events), max_events, stats, out)
+    return out
+
+
+async def _project_batch(
+    store: Store,
+    ids: list[str],
+    upto: dict[str, int | None],
+    batch_events: int,
+    max_events: int,
+    stats: Stats,
+    out: dict[str, tuple[int, int] | Exception],
+) -> None:
+    checkpoints = await scores.load_many(store, ids)
+    todo = [(g, applied, model) for g, (applied, model) in zip(ids, checkpoints, strict=True)
+            if upto[g] is None or applied < upto[g]]  # type: ignore[operator]
+    for g in ids:
+        out[g] = (0, 0)
+    reads = await store.read_many([(g, applied, batch_events) for g, applied, _ in todo])
+    writes: list[tuple[str, int, int, bytes, list[str]]] = []
+    alone: list[str] = []
+    read_of: dict[str, int] = {}
+    for (g, applied, model), envelopes in zip(todo, reads, strict=True):
+        if not envelopes:
+            continue
+        try:
+            new, lines = _models(model, envelopes)
+            if new.status == "finished" and (model is None or model.status != "finished"):
+                stats.results += await results.record(store, new)  # before the checkpoint moves, as in project_game
+        except StoreUnavailable:
+            raise
+        except Exception as e:  # one bad game must not stop the others
+            out[g] = e
+            continue
+        writes.append((g, applied, new.version, scores.encode(new), lines))
+        read_of[g] = len(envelopes)
+        await asyncio.sleep(0)  # let the worker's requests in between games: a pass must not hold their latency up
+    for (g, *_), done in zip(writes, await store.project_games(writes), strict=True):
+        if isinstance(done, Exception):
+            out[g] = done
+        elif not done.applied:
+            stats.conflicts += 1
+            alone.append(g)
+        else:
+            stats.applies += 1
+            stats.events += read_of[g]
+            out[g] = (1, read_of[g])
+            target = upto[g]
+            if read_of[g] >= batch_events and (target is None or done.version < target):
+                alone.append(g)
+            await asyncio.sleep(0)  # progress is visible (stats) and the worker's requests get in, game by game
+    gate = asyncio.Semaphore(16)
+
+    async def one(g: str) -> None:
+        async with gate:
+            mine = Stats()
+            try:
+                await project_game(store, g, upto[g], max_events=max_events, stats=mine)
+            except StoreUnavailable:
+                raise
+            except Exception as e:
+                out[g] = e
+                return
+            finally:
+                stats.add(mine)
+            writes_before, events_before = out[g]  # type: ignore[misc]
+            out[g] = (writes_before + mine.applies, events_before + mine.events)
+
+    await asyncio.gather(*(one(g) for g in alone))
 
 
 def _text(value: Any) -> str:
@@ -116,6 +224,7 @@ class Projector:
         self.stats = Stats()
         self._groups_ready = False
         self._own_pending = set(self.partitions)  # partitions whose pending entries of ours must be read again
+        self._backlog = False  # the last read of a log came back full: there is more to read at once
 
     # --- the consumer group ------------------------------------------------------------------
 
@@ -149,7 +258,13 @@ class Projector:
             except BaseException:
                 self._own_pending.update(parts)
                 raise
-        done += await self._process(await self._read_groups({p: ">" for p in self.partitions}))
+        try:
+            done += await self._process(await self._read_groups({p: ">" for p in self.partitions}))
+        except BaseException:
+            # the read may have reached Redis and its answer been lost (or the entries' processing failed): the
+            # entries it delivered are pending under our name now, and a ">" read never shows them again
+            self._own_pending.update(self.partitions)
+            raise
         return done
 
     async def reclaim(self, min_idle_ms: int | None = None) -> int:
@@ -198,6 +313,7 @@ class Projector:
         last_reclaim = time.monotonic()
         while not stop_event.is_set():
             done = 0
+            started = time.monotonic()
             try:
                 done = await self.step()
                 if time.monotonic() - last_reclaim >= reclaim_every:
@@ -212,11 +328,15 @@ class Projector:
                 self._own_pending = set(self.partitions)
             except Exception:
                 log.exception("projector %s", self.consumer)
-            if done:
+            if done and self._backlog:
                 await asyncio.sleep(0)
                 continue
+            # Under a steady load, one pass per poll interval — or, when passes grow long (a busy worker: they share it
+            # with its requests), a pause of PASS_SHARE_PAUSE times the pass: each pass then brings many events of each
+            # game up to date in a few round trips, instead of a pass per command competing with the commands.
+            pause = max(poll_interval, (time.monotonic() - started) * PASS_SHARE_PAUSE) if done else poll_interval
             try:
-                await asyncio.wait_for(stop_event.wait(), poll_interval)
+                await asyncio.wait_for(stop_event.wait(), pause)
             except TimeoutError:
                 pass
 
@@ -228,7 +348,9 @@ class Projector:
         for p, start in starts.items():
             pipe.xreadgroup(self.group, self.consumer, {self.store.keys.log(p): start}, count=self.count)
         replies = await self.store._read(pipe.execute())
-        return {p: reply[0][1] for p, reply in zip(starts, replies, strict=True) if reply and reply[0][1]}
+        batch = {p: reply[0][1] for p, reply in zip(starts, replies, strict=True) if reply and reply[0][1]}
+        self._backlog = any(len(entries) >= self.count for entries in batch.values())
+        return batch
 
     async def _read_group(self, p: int, start: str) -> list[tuple[Any, Any]]:
         return (await self._read_groups({p: start})).get(p, [])
@@ -250,32 +372,17 @@ class Projector:
                 games.setdefault(game, []).append(entry_id)
                 upto[game] = max(upto.get(game, 0), int(fields[b"to"]))
                 home[game] = p
-        gate = asyncio.Semaphore(self.concurrency)
-
-        async def one(game: str) -> bool:
-            async with gate:
-                stats = Stats()
-                try:
-                    await project_game(self.store, game, upto[game], max_events=self.max_events, stats=stats)
-                    if stats.applies == 0:
-                        stats.skipped += len(games[game])
-                    return True
-                except StoreUnavailable:
-                    raise
-                except Exception as e:  # one bad game must not stop the others; its entries stay pending
-                    log.exception("projector %s: game %s failed to project", self.consumer, game)
-                    stats.errors += 1
-                    stats.last_error = e
-                    return False
-                finally:
-                    self.stats.add(stats)
-
-        ok = await asyncio.gather(*(one(g) for g in games))
-        for game, good in zip(games, ok, strict=True):
-            if good:
-                acked.setdefault(home[game], []).extend(games[game])
-            else:
+        outcome = await project_games(self.store, dict(upto), max_events=self.max_events, stats=self.stats)
+        for game, done in outcome.items():
+            if isinstance(done, Exception):  # one bad game must not stop the others; its entries stay pending
+                log.error("projector %s: game %s failed to project", self.consumer, game, exc_info=done)
+                self.stats.errors += 1
+                self.stats.last_error = done
                 self._own_pending.add(home[game])
+                continue
+            if done[0] == 0:
+                self.stats.skipped += len(games[game])
+            acked.setdefault(home[game], []).extend(games[game])
         if acked:
             pipe = self.store.r.pipeline(transaction=False)
             for p, ids in acked.items():

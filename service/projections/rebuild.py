@@ -8,7 +8,6 @@ does (a running one is harmless — every write is a compare-and-set — but it 
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,9 +17,11 @@ from redis import exceptions as rex
 from service.events.keys import PARTITIONS
 from service.events.store import Store
 
-from .projector import MAX_EVENTS, Stats, project_game
+from .projector import MAX_EVENTS, Stats, project_games
 
 PAGE = 5000
+REBUILD_BATCH = 32
+"""Games replayed together (their streams read in one pipeline): a rebuild's ``concurrency``, unless it is given."""
 
 
 @dataclass
@@ -104,17 +105,18 @@ async def rebuild(
     if on_games:
         on_games(len(games))
     stats = Stats()
-    gate = asyncio.Semaphore(concurrency or (1 if store.name == "embedded" else 16))
-
-    async def one(game_id: str) -> None:
-        async with gate:
-            mine = Stats()
-            await project_game(store, game_id, None, max_events=max_events, stats=mine)
-            stats.add(mine)
+    # games in batches: each batch's checkpoints, streams and writes in one round trip each (``project_games``)
+    batch = REBUILD_BATCH if concurrency is None else max(1, concurrency)
+    for i in range(0, len(games), batch):
+        part = games[i : i + batch]
+        outcome = await project_games(store, dict.fromkeys(part), max_events=max_events, stats=stats,
+                                      batch_games=batch, batch_events=max_events)
+        for game_id in part:
+            done = outcome[game_id]
+            if isinstance(done, Exception):
+                raise done
             if on_game:
-                on_game(game_id, mine.events)
-
-    await asyncio.gather(*(one(g) for g in games))
+                on_game(game_id, done[1])
     for p in range(PARTITIONS):
         try:
             await store._read(store.r.xgroup_create(store.keys.log(p), group, id=marks.get(p, "0"), mkstream=True))
@@ -127,24 +129,22 @@ async def rebuild(
 async def read_all(
     store: Store, games: list[str], *, concurrency: int | None = None, max_events: int = MAX_EVENTS
 ) -> tuple[int, float]:
-    """The baseline a rebuild is measured against: ``XRANGE`` and decode every game's stream, nothing else.
+    """The baseline a rebuild is measured against: ``XRANGE`` and decode every game's stream, nothing else — read as
+    a rebuild reads them (``concurrency`` games per pipeline).
 
     Answers ``(events, seconds)``.
     """
     started = time.perf_counter()
-    gate = asyncio.Semaphore(concurrency or (1 if store.name == "embedded" else 16))
+    batch = REBUILD_BATCH if concurrency is None else max(1, concurrency)
     total = 0
-
-    async def one(game_id: str) -> None:
-        nonlocal total
-        async with gate:
-            after = 0
-            while True:
-                envelopes = await store.read(game_id, after=after, count=max_events)
+    for i in range(0, len(games), batch):
+        after = dict.fromkeys(games[i : i + batch], 0)
+        while after:
+            reads = await store.read_many([(g, a, max_events) for g, a in after.items()])
+            following = {}
+            for (g, _), envelopes in zip(after.items(), reads, strict=True):
                 total += len(envelopes)
-                if len(envelopes) < max_events:
-                    return
-                after = envelopes[-1].seq
-
-    await asyncio.gather(*(one(g) for g in games))
+                if len(envelopes) >= max_events:
+                    following[g] = envelopes[-1].seq
+            after = following
     return total, time.perf_counter() - started

@@ -78,10 +78,12 @@ def start(env: Envelope) -> Scores:
     return Scores(game_id=env.game_id, kind=_kind.decode(env.public).kind, created_at=env.at)
 
 
-def fold(scores: Scores | None, envelopes: Sequence[Envelope]) -> Scores:
+def fold(scores: Scores | None, envelopes: Sequence[Envelope], events: Sequence[Any] | None = None) -> Scores:
     """``scores`` (``None``: before the first event) with ``envelopes`` folded in; the input is left as it was.
 
     Only public parts are read (a redacted log folds the same). Events must follow ``scores.version`` one by one.
+    ``events``, when given, are the envelopes' public parts already decoded (``decode_public``), so that a
+    projector that also writes audit lines decodes each event once.
     """
     if not envelopes:
         if scores is None:
@@ -90,14 +92,25 @@ def fold(scores: Scores | None, envelopes: Sequence[Envelope]) -> Scores:
     out = copy(scores) if scores is not None else start(envelopes[0])
     codec = rules_for(out.kind).CODEC
     steps = STEPS.get(out.kind, {})
-    for env in envelopes:
+    for i, env in enumerate(envelopes):
         if env.seq != out.version + 1:
             raise OutOfOrder(f"game {out.game_id}: seq {env.seq} after version {out.version}")
         step = steps.get(env.type)
         if step is not None:
-            step(out, codec.join(env.public), env)
+            step(out, codec.join(env.public) if events is None else events[i], env)
         out.version, out.updated_at = env.seq, env.at
     return out
+
+
+def kind_of(scores: Scores | None, envelopes: Sequence[Envelope]) -> str:
+    """The game kind of a fold of ``envelopes`` onto ``scores`` (the first event, ``game_created``, names it)."""
+    return scores.kind if scores is not None else _kind.decode(envelopes[0].public).kind
+
+
+def decode_public(kind: str, envelopes: Sequence[Envelope]) -> list[Any]:
+    """Each envelope's public part as its event struct (its secret left out)."""
+    join = rules_for(kind).CODEC.join
+    return [join(env.public) for env in envelopes]
 
 
 # --- the card game ---------------------------------------------------------------------------
@@ -176,6 +189,15 @@ async def load(store: Store, game_id: str) -> tuple[int, Scores | None]:
     """The checkpoint and the scores stored with it, read together (``0, None`` before the first apply)."""
     applied, model = await store._read(store.r.hmget(store.keys.game_projection("scores", game_id), "applied", "model"))
     return int(applied or 0), decode(model) if model else None
+
+
+async def load_many(store: Store, game_ids: Sequence[str]) -> list[tuple[int, Scores | None]]:
+    """``load`` of several games in one round trip."""
+    pipe = store.r.pipeline(transaction=False)
+    for game_id in game_ids:
+        pipe.hmget(store.keys.game_projection("scores", game_id), "applied", "model")
+    replies = await store._read(pipe.execute()) if game_ids else []
+    return [(int(applied or 0), decode(model) if model else None) for applied, model in replies]
 
 
 async def read_scores(store: Store, game_id: str) -> tuple[Scores | None, int]:

@@ -5,26 +5,19 @@ from __future__ import annotations
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
 
 import httpx
-import pytest
 
 from replays.verify import verify
 from service.events.export import load
 from tests.api.helpers import pick
+from tests.servers import free_port, wait_healthy
 
 ADMIN = "restart-admin"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start(data, port: int) -> subprocess.Popen:
@@ -38,18 +31,6 @@ def start(data, port: int) -> subprocess.Popen:
     )
     wait_healthy(port, proc)
     return proc
-
-
-def wait_healthy(port: int, proc: subprocess.Popen, seconds: float = 30) -> None:
-    deadline = time.time() + seconds
-    while time.time() < deadline and proc.poll() is None:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    proc.kill()
-    pytest.fail("the service did not start")
 
 
 def test_kill_9_mid_game_loses_nothing_acknowledged(tmp_path):

@@ -1,0 +1,117 @@
+"""Benchmark 3: the cost of one command at game length 10,000 events against the same command at length 10.
+
+Four seats that never score keep a game going for ever (each turn: discard, end the turn), so a log of 10,000
+events is a real game's. It is written through the store's append path, and short games beside it. Then, in one
+``Games`` (the service's per-worker cache, as a worker holds it), commands are timed alternately on the long game
+and on the short ones — ``Games.execute`` plus the answer's view, i.e. the server's work for a command without the
+HTTP layer. The point: the state is never refolded, so a command's cost does not grow with the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from service.api.games import Games
+from service.events import free_parking as ev
+from service.events.embedded import EmbeddedStore
+from service.events.store import RedisStore, Store
+
+from . import games as g
+from . import procs
+from .report import Measure
+
+LONG = 10_000
+SHORT = 10
+
+
+def measures() -> dict[str, Measure]:
+    return {
+        "3": Measure("3", "one command at game length 10,000 events (Redis)", "the same command at length 10", 1.2, "max"),
+        "3e": Measure("3e", "the same on the embedded store", "the same command at length 10", 1.2, "max"),
+    }
+
+
+def never_score(game: Any, seat: int, legal: list) -> Any:
+    """Discard, then end the turn; answer whatever is asked first (a pending wait)."""
+    for kind in (ev.Discard, ev.EndTurn, ev.Accept):
+        for c in legal:
+            if isinstance(c, kind):
+                return c
+    return legal[0]
+
+
+async def measure(store: Store, rounds: int, per_round: int, log) -> list[tuple[float, str]]:
+    long_log = g.simulate(10**6, max_events=LONG, choose=never_score)
+    await g.write(store, long_log)
+    games = Games(store)
+    long_game = await games.load(long_log.game_id)  # folded once, as a worker's cache would
+    out = []
+    short_n = 2 * 10**6
+    for rnd in range(rounds):
+        shorts = []
+        for _ in range(per_round // 5 + 1):
+            short_n += 1
+            sl = g.simulate(short_n, max_events=SHORT, choose=never_score)
+            await g.write(store, sl)
+            shorts.append((await games.load(sl.game_id)).game_id)
+        t_long, t_short = [], []
+        lengths_short = []
+        for i in range(per_round):
+            # alternate, so that both see the same machine
+            t_long.append(await _one(games, long_log.game_id))
+            sid = shorts[i // 5]
+            lengths_short.append((await games.load(sid)).version)
+            t_short.append(await _one(games, sid))
+        ml, msh = statistics.median(t_long), statistics.median(t_short)
+        out.append((ml / msh, f"{ml * 1e6:.0f} µs at {long_game.version} events vs {msh * 1e6:.0f} µs at "
+                              f"{min(lengths_short)}–{max(lengths_short)} (medians of {per_round})"))
+        log(f"  round {rnd + 1}: {out[-1][1]}")
+    return out
+
+
+async def _one(games: Games, game_id: str) -> float:
+    game = await games.load(game_id)
+    s = game.state
+    seat = s.pending.seat if s.pending is not None else s.turn_seat
+    command = never_score(game, seat, game.rules.legal_commands(s, seat))
+    t0 = time.perf_counter()
+    executed = await games.execute(game_id, command, seat, actor_key=f"seat:{seat}", command_id=None, expected_version=game.version)
+    executed.game.view(seat)
+    return time.perf_counter() - t0
+
+
+def run(args, ms: dict[str, Measure], log) -> None:
+    per_round = 40 if args.quick else 100
+    if "3" in args.only:
+        with procs.redis_server(args.redis_url) as redis:
+            ns = procs.namespace()
+
+            async def on_redis() -> list:
+                store = RedisStore.from_url(redis.url, namespace=ns)
+                try:
+                    return await measure(store, args.rounds, per_round, log)
+                finally:
+                    await store.close()
+
+            try:
+                for ratio, detail in asyncio.run(on_redis()):
+                    ms["3"].add(ratio, detail)
+            finally:
+                procs.drop_namespace_sync(redis.url, ns)
+    if "3e" in args.only:
+        with tempfile.TemporaryDirectory(prefix="fp-bench-") as tmp:
+
+            async def embedded() -> list:
+                store = await EmbeddedStore(Path(tmp), namespace="bench").open()
+                try:
+                    return await measure(store, args.rounds, per_round, log)
+                finally:
+                    await store.close()
+
+            for ratio, detail in asyncio.run(embedded()):
+                ms["3e"].add(ratio, detail)

@@ -1,0 +1,55 @@
+"""Benchmark 4: ``replays verify`` (chain, secrets, every command re-decided and re-hashed) against folding the same
+logs with ``evolve`` alone. Both start from parsed exports (``service.events.export.load``) of whole bot games."""
+
+from __future__ import annotations
+
+import time
+
+from replays.verify import verify
+from service.events.export import dump, load
+from service.rules.engine import Game, export_header
+
+from . import games as g
+from .report import Measure
+
+
+def measures() -> dict[str, Measure]:
+    return {"4": Measure("4", "`replays verify` events/s (re-decide, re-hash)", "folding the same logs with `evolve` alone", 0.5, "min")}
+
+
+def exports(n_games: int) -> list[tuple]:
+    out = []
+    for n in range(n_games):
+        log = g.simulate(3 * 10**6 + n, keep_envelopes=True)
+        header = export_header(log.game, with_seed=True)
+        out.append(load(b"".join(dump(header, log.envelopes))))
+    return out
+
+
+def fold(header, envelopes) -> Game:
+    game = Game.new(header.kind, header.game_id, g._config_from(header), bytes.fromhex(header.seed))
+    game.fold(envelopes)
+    return game
+
+
+def run(args, ms: dict[str, Measure], log) -> None:
+    logs = exports(6 if args.quick else 12)
+    events = sum(len(e) for _, e in logs)
+    for rnd in range(args.rounds):
+        # best of three each, alternating: the fastest run is the one least disturbed by the machine's other work
+        t_verify = t_fold = float("inf")
+        for k in range(3):
+            for which in ((0, 1) if (rnd + k) % 2 == 0 else (1, 0)):
+                t0 = time.perf_counter()
+                if which == 0:
+                    for header, envelopes in logs:
+                        verdict = verify(header, envelopes)
+                        if not verdict.ok or not verdict.redecided:
+                            raise RuntimeError(verdict.summary())
+                    t_verify = min(t_verify, time.perf_counter() - t0)
+                else:
+                    for header, envelopes in logs:
+                        fold(header, envelopes)
+                    t_fold = min(t_fold, time.perf_counter() - t0)
+        ms["4"].add(t_fold / t_verify, f"{events / t_verify:,.0f} vs {events / t_fold:,.0f} events/s ({len(logs)} games, {events:,} events)")
+        log(f"  round {rnd + 1}: verify {events / t_verify:,.0f} events/s, fold {events / t_fold:,.0f} events/s (best of 3 each)")

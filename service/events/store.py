@@ -278,14 +278,7 @@ class Store:
     # --- writes -------------------------------------------------------------------------------
 
     async def _write(self, op: str, *args: Any) -> Any:
-        try:
-            return await getattr(self, f"_op_{op}")(*args)
-        except UNAVAILABLE as e:
-            raise StoreUnavailable(str(e)) from e
-        except rex.RedisClusterException as e:
-            if unavailable(e):
-                raise StoreUnavailable(str(e)) from e
-            raise
+        return await Store._read(self, getattr(self, f"_op_{op}")(*args))
 
     async def append(self, req: AppendRequest) -> Appended:
         return await self._write("append", req)
@@ -362,11 +355,10 @@ class Store:
     # --- reads --------------------------------------------------------------------------------
 
     async def _read(self, coro: Any) -> Any:
+        """``coro``'s answer; a store that cannot be reached is ``StoreUnavailable`` (writes go through here too)."""
         try:
             return await coro
-        except UNAVAILABLE as e:
-            raise StoreUnavailable(str(e)) from e
-        except rex.RedisClusterException as e:
+        except (*UNAVAILABLE, rex.RedisClusterException) as e:
             if unavailable(e):
                 raise StoreUnavailable(str(e)) from e
             raise

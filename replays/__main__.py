@@ -1,4 +1,7 @@
 """``python -m replays verify FILE|DIR …``: check exported logs offline; exit 0 only if every one verifies.
+A file whose first line is a tournament manifest is a bundle: every table, its manifest entry and the standings.
+
+``python -m replays audit BUNDLE [--csv FILE]``: a tournament bundle told for a person; exit 0 only if it verifies.
 
 ``python -m replays golden [--write]``: verify the golden logs; with ``--write``, first record the missing ones.
 """
@@ -13,7 +16,9 @@ from rich.console import Console
 from rich.progress import Progress
 
 from service.events.export import ExportError, load
+from service.rules.free_parking.bundle import is_bundle, load_bundle, standings_csv
 
+from .bundle import BundleVerdict, audit, verify_bundle
 from .verify import verify
 
 
@@ -35,25 +40,84 @@ def _verify(args: argparse.Namespace) -> int:
         console.print("no logs found", markup=False)
         return 2
     failed = 0
-    with Progress(console=Console(stderr=True), transient=True, disable=len(files) < 20 or args.quiet) as bar:
+    bundles = any(map(_starts_bundle, files))
+    with _progress(disable=(len(files) < 20 and not bundles) or args.quiet) as bar:
         task = bar.add_task("verifying", total=len(files))
         for path in files:
+            where = f"  ({path})" if len(files) > 1 else ""
             try:
-                header, envelopes = load(path.read_bytes())
+                data = path.read_bytes()
+                check = _check_bundle if is_bundle(data) else _check_log
+                ok = check(data, args, console, bar, where)
             except (OSError, ExportError) as e:
                 console.print(f"REJECTED {path}: {e}", markup=False)
-                failed += 1
-                bar.advance(task)
-                continue
-            verdict = verify(header, envelopes, commitment=args.commitment)
-            failed += not verdict.ok
-            if not verdict.ok or not args.quiet:
-                console.print(f"{verdict.summary()}" + (f"  ({path})" if len(files) > 1 else ""), markup=False)
+                ok = False
+            failed += not ok
             bar.advance(task)
     if len(files) > 1:
         total = f"{len(files) - failed} of {len(files)} logs verified" + (f", {failed} rejected" if failed else "")
         console.print(total, markup=False)
     return 1 if failed else 0
+
+
+def _check_log(data: bytes, args: argparse.Namespace, console: Console, bar: Progress, where: str) -> bool:
+    header, envelopes = load(data)
+    verdict = verify(header, envelopes, commitment=args.commitment)
+    if not verdict.ok or not args.quiet:
+        console.print(verdict.summary() + where, markup=False)
+    return verdict.ok
+
+
+def _check_bundle(data: bytes, args: argparse.Namespace, console: Console, bar: Progress, where: str) -> bool:
+    """One line per table's log, one per problem with the manifest, and the bundle's verdict last."""
+    verdict = _verify_bundle(data, bar)
+    lines = verdict.lines()
+    for line in lines[:-1]:
+        if not (args.quiet and line.startswith("OK ")):
+            console.print(line, markup=False)
+    console.print(lines[-1] + where, markup=False)
+    return verdict.ok
+
+
+def _progress(*, disable: bool) -> Progress:
+    """A bar on stderr, so the verdicts on stdout stay clean for a script to read."""
+    return Progress(console=Console(stderr=True), transient=True, disable=disable)
+
+
+def _starts_bundle(path: Path) -> bool:
+    try:
+        with path.open("rb") as f:
+            return is_bundle(f.readline())
+    except OSError:
+        return False
+
+
+def _verify_bundle(data: bytes, bar: Progress) -> BundleVerdict:
+    """Every check of a bundle, the bar following its events."""
+    manifest, exports = load_bundle(data)
+    task = bar.add_task(f"tournament {manifest.tournament_id}", total=sum(len(envelopes) for _, envelopes in exports))
+    verdict = verify_bundle(manifest, exports, progress=lambda done: bar.update(task, completed=done))
+    bar.remove_task(task)
+    return verdict
+
+
+def _audit(args: argparse.Namespace) -> int:
+    console = _console()
+    try:
+        manifest, exports = load_bundle(Path(args.bundle).read_bytes())
+    except (OSError, ExportError) as e:
+        console.print(f"REJECTED {args.bundle}: {e}", markup=False)
+        return 2
+    events = sum(len(envelopes) for _, envelopes in exports)
+    with _progress(disable=args.quiet) as bar:
+        task = bar.add_task(f"auditing {manifest.tournament_id}", total=2 * events)
+        verdict = verify_bundle(manifest, exports, progress=lambda done: bar.update(task, completed=done))
+        report = audit(manifest, exports, verdict, progress=lambda done: bar.update(task, completed=events + done))
+    for line in report:
+        console.print(line, markup=False)
+    if args.csv:
+        Path(args.csv).write_text(standings_csv(manifest), newline="")
+    return 0 if verdict.ok else 1
 
 
 def _golden(args: argparse.Namespace) -> int:
@@ -73,7 +137,7 @@ def _golden(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m replays", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    v = sub.add_parser("verify", help="verify exported logs (files, or folders of *.ndjson)")
+    v = sub.add_parser("verify", help="verify exported logs or tournament bundles (files, or folders of *.ndjson)")
     v.add_argument("logs", nargs="+")
     v.add_argument("--commitment", help="the seed commitment you were shown when the game began")
     v.add_argument("-q", "--quiet", action="store_true", help="print only rejections and the total")
@@ -81,6 +145,11 @@ def main(argv: list[str] | None = None) -> int:
     g = sub.add_parser("golden", help="verify the golden logs in replays/golden/; --write records the missing ones")
     g.add_argument("--write", action="store_true", help="record every golden not yet recorded (never rewrites one)")
     g.set_defaults(func=_golden)
+    a = sub.add_parser("audit", help="a tournament bundle's report: rounds, scores, specials, winners")
+    a.add_argument("bundle")
+    a.add_argument("--csv", help="also write the manifest's standings to this CSV file, one row per player per round")
+    a.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    a.set_defaults(func=_audit)
     args = parser.parse_args(argv)
     return args.func(args)
 

@@ -1,0 +1,309 @@
+"""A tournament bundle checked and told offline: ``python -m replays verify BUNDLE`` and ``python -m replays audit BUNDLE``.
+
+Verifying a bundle trusts nothing in its manifest. Each table's log is verified as a single game's would be (chain,
+secrets, every command re-decided); each manifest entry must say what its log says; the bundle must hold exactly the
+manifest's tables, in order; and the standings, recomputed from the logs alone, must equal the published ones. Every
+difference names its table (index and game id), and for scores the player and the round.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+
+import msgspec
+
+from service.events import free_parking as ev
+from service.events.audit import iso
+from service.events.common import SeatTaken
+from service.events.envelope import Envelope
+from service.events.export import ExportHeader
+from service.rules.free_parking import CODEC, summary
+from service.rules.free_parking.bundle import BundleTable, Export, Manifest, standing_of, table_of
+from service.rules.free_parking.standings import PlayerStanding, RoundScore, TableStanding
+
+from .verify import Verdict, verify
+
+Progress = Callable[[int], None]
+
+
+def where(table: int, game_id: str) -> str:
+    return f"table {table} (game {game_id})"
+
+
+class TableVerdict(msgspec.Struct, kw_only=True):
+    """One log of the bundle: where the manifest puts it (``label``) and its verdict as a single game."""
+
+    label: str
+    verdict: Verdict
+
+    def line(self) -> str:
+        if not self.verdict.ok:
+            return f"REJECTED {self.label}: {self.verdict.divergence}"
+        return f"OK {self.label}: {self.verdict.summary().split(': ', 1)[1]}"
+
+
+class BundleVerdict(msgspec.Struct, kw_only=True):
+    tournament_id: str
+    name: str
+    tables: int
+    events: int
+    logs: list[TableVerdict] = []
+    problems: list[str] = []
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and all(t.verdict.ok for t in self.logs)
+
+    def summary(self) -> str:
+        who = f"tournament {self.tournament_id} ({self.name})"
+        if self.ok:
+            return (
+                f"OK {who}: {self.tables} tables, {self.events} events: every log verified, "
+                "the manifest and its standings match the logs"
+            )
+        verified = sum(t.verdict.ok for t in self.logs)
+        problems = f", {len(self.problems)} problem{'s' * (len(self.problems) != 1)} with the manifest" if self.problems else ""
+        return f"REJECTED {who}: {verified} of {len(self.logs)} logs verified{problems}"
+
+    def lines(self) -> list[str]:
+        return [t.line() for t in self.logs] + self.problems + [self.summary()]
+
+
+def verify_bundle(manifest: Manifest, exports: list[Export], *, progress: Progress | None = None) -> BundleVerdict:
+    """Every check of a bundle; ``progress`` is told how many events (of all tables) are done so far."""
+    verdict = BundleVerdict(
+        tournament_id=manifest.tournament_id,
+        name=manifest.name,
+        tables=len(manifest.tables),
+        events=sum(len(envelopes) for _, envelopes in exports),
+    )
+    index = {}
+    for t in manifest.tables:
+        index.setdefault(t.game_id, t.table)
+    done = 0
+    for j, (header, envelopes) in enumerate(exports):
+        label = where(index[header.game_id], header.game_id) if header.game_id in index else f"log {j + 1} of the bundle (game {header.game_id})"
+        tick = None if progress is None else (lambda i, base=done: progress(base + i))
+        verdict.logs.append(TableVerdict(label=label, verdict=verify(header, envelopes, progress=tick)))
+        done += len(envelopes)
+        if progress is not None:
+            progress(done)
+    verdict.problems += _table_problems(manifest, exports)
+    logs = _logs_by_game(exports, verdict.logs)
+    verdict.problems += _entry_problems(manifest, logs)
+    verdict.problems += _standings_problems(manifest, logs)
+    return verdict
+
+
+def _logs_by_game(exports: list[Export], verdicts: list[TableVerdict]) -> dict[str, Export]:
+    """Each game's first verified log: only a log that verifies is compared with what the manifest says of it."""
+    out: dict[str, Export] = {}
+    for (header, envelopes), t in zip(exports, verdicts, strict=True):
+        if t.verdict.ok:
+            out.setdefault(header.game_id, (header, envelopes))
+    return out
+
+
+def _table_problems(manifest: Manifest, exports: list[Export]) -> list[str]:
+    """The bundle holds exactly the manifest's tables: none missing, none extra, none twice, in order."""
+    listed = [t.game_id for t in manifest.tables]
+    held = [header.game_id for header, _ in exports]
+    out = []
+    for i, t in enumerate(manifest.tables):
+        if t.table != i:
+            out.append(f"{where(i, t.game_id)}: the manifest numbers it table {t.table}")
+        if t.game_id in listed[:i]:
+            out.append(f"{where(i, t.game_id)}: the manifest lists this game already as table {listed.index(t.game_id)}")
+        if t.game_id not in held:
+            out.append(f"{where(i, t.game_id)}: its log is missing from the bundle")
+    for j, game_id in enumerate(held):
+        if game_id not in listed:
+            out.append(f"log {j + 1} of the bundle (game {game_id}): not a table of the manifest")
+        elif game_id in held[:j]:
+            out.append(f"{where(listed.index(game_id), game_id)}: its log is in the bundle twice (logs {held.index(game_id) + 1} and {j + 1})")
+    if not out and held != listed:
+        for i, (want, got) in enumerate(zip(listed, held, strict=True)):
+            if want != got:
+                out.append(f"{where(i, want)}: out of order: the bundle's log {i + 1} is game {got} (table {listed.index(got)})")
+    return out
+
+
+_ENTRY_FIELDS = ("seats", "seed", "seed_commitment", "events", "head", "status")
+
+
+def _entry_problems(manifest: Manifest, logs: dict[str, Export]) -> list[str]:
+    """Each manifest entry says of its table what the table's own log says."""
+    out = []
+    for t in manifest.tables:
+        if t.game_id not in logs:
+            continue
+        header, envelopes = logs[t.game_id]
+        from_log = table_of(t.table, header, envelopes)
+        if header.kind != manifest.kind:
+            out.append(f"{where(t.table, t.game_id)}: manifest says kind {manifest.kind}, the log says {header.kind}")
+        if msgspec.json.decode(t.config) != msgspec.json.decode(from_log.config):
+            out.append(f"{where(t.table, t.game_id)}: manifest says config {bytes(t.config).decode()}, the log says {bytes(header.config).decode()}")
+        for name in _ENTRY_FIELDS:
+            said, found = getattr(t, name), getattr(from_log, name)
+            if said != found:
+                out.append(f"{where(t.table, t.game_id)}: manifest says {name} {said}, the log says {found}")
+    return out
+
+
+def _standings_problems(manifest: Manifest, logs: dict[str, Export]) -> list[str]:
+    """The published standings equal the ones recomputed from each verified log."""
+    published: dict[str, TableStanding] = {}
+    out = []
+    tables = {t.game_id: t.table for t in manifest.tables}
+    for i, s in enumerate(manifest.standings):
+        if s.game_id not in tables:
+            out.append(f"standings entry {i} is of game {s.game_id}, not a table of the manifest")
+        elif s.game_id in published:
+            out.append(f"{where(tables[s.game_id], s.game_id)}: the manifest gives its standings twice")
+        published.setdefault(s.game_id, s)
+    for t in manifest.tables:
+        if t.game_id not in logs:
+            continue
+        said = published.get(t.game_id)
+        if said is None:
+            out.append(f"{where(t.table, t.game_id)}: the manifest gives no standings for it")
+            continue
+        out += [f"{where(t.table, t.game_id)}: {d}" for d in compare_standings(said, standing_of(*logs[t.game_id]))]
+    return out
+
+
+def compare_standings(said: TableStanding, found: TableStanding) -> list[str]:
+    """Where the manifest's standings of a table differ from its log's, per player and round, in words."""
+    out = [f"manifest says {f} {getattr(said, f)}, the log says {getattr(found, f)}" for f in ("finished", "rounds", "version") if getattr(said, f) != getattr(found, f)]
+    theirs = {_key(p): p for p in found.players}
+    ours = {_key(p): p for p in said.players}
+    for key, p in ours.items():
+        q = theirs.get(key)
+        if q is None:
+            out.append(f"player {p.name}: manifest lists them, the log has no such player")
+        else:
+            out += [f"player {p.name}{d}" for d in _player_differences(p, q)]
+    out += [f"player {q.name}: the log has them, the manifest does not" for key, q in theirs.items() if key not in ours]
+    return out
+
+
+def _key(p: PlayerStanding) -> str:
+    return p.player_id or p.name
+
+
+def _player_differences(said: PlayerStanding, found: PlayerStanding) -> Iterator[str]:
+    rounds = {r.round: r for r in said.rounds}
+    logged = {r.round: r for r in found.rounds}
+    for n in sorted(rounds.keys() | logged.keys()):
+        a, b = rounds.get(n), logged.get(n)
+        if a is None or b is None:
+            yield f" round {n}: manifest says {_round(a)}, the log says {_round(b)}"
+            continue
+        for f in ("score", "bonus", "total", "seat"):
+            if getattr(a, f) != getattr(b, f):
+                yield f" round {n}: manifest says {f} {getattr(a, f)}, the log says {getattr(b, f)}"
+    if said.total != found.total:
+        yield f": manifest says total {said.total}, the log says {found.total}"
+    if said.winner != found.winner:
+        yield f": manifest says {_won(said.winner)}, the log says {_won(found.winner)}"
+
+
+def _round(r: RoundScore | None) -> str:
+    return "no such round" if r is None else f"score {r.score}, bonus {r.bonus}, total {r.total}"
+
+
+def _won(winner: bool) -> str:
+    return "winner" if winner else "not the winner"
+
+
+# --- the audit report ---------------------------------------------------------------------------
+
+SPECIALS = {
+    ev.OfficerJonesPlayed: "Officer Jones",
+    ev.TimeExpiresPlayed: "Time Expires",
+    ev.TalkedOut: "Talk Your Way Out of It",
+}
+
+
+def audit(manifest: Manifest, exports: list[Export], verdict: BundleVerdict, *, progress: Progress | None = None) -> list[str]:
+    """The tournament told for a person: each table's rounds and scores, every special with its seq, the winners."""
+    tables = f"{len(manifest.tables)} tables, {manifest.status}, created {iso(manifest.created_at)}"
+    out = [
+        f"Tournament {manifest.name} ({manifest.tournament_id}): {manifest.kind}, {tables}",
+        f"Verification: {verdict.summary()}",
+    ]
+    out += [f"  {p}" for p in verdict.problems]
+    out += [f"  {t.line()}" for t in verdict.logs if not t.verdict.ok]
+    standings = []
+    done = 0
+    for j, (header, envelopes) in enumerate(exports):
+        entry = manifest_entry(manifest, header.game_id)
+        label = where(entry.table, header.game_id) if entry else f"log {j + 1} of the bundle (game {header.game_id})"
+        standing = standing_of(header, envelopes)
+        standings.append((label, standing))
+        out += [""] + _table_report(label, header, envelopes, standing)
+        done += len(envelopes)
+        if progress is not None:
+            progress(done)
+    out += ["", "Final standings"] + [line for label, s in standings for line in _final(label, s)]
+    return out
+
+
+def _table_report(label: str, header: ExportHeader, envelopes: list[Envelope], standing: TableStanding) -> list[str]:
+    """A table round by round: its specials in order, how the round ended, and who scored what."""
+    config = msgspec.json.decode(header.config)
+    status = "finished" if standing.finished else "not finished"
+    out = [f"{_title(label)}: {config.get('seats')} seats, {config.get('mode', 'standard')}, {status}, {len(envelopes)} events"]
+    names: dict[int, str] = {}
+    scored: dict[int, list[tuple[PlayerStanding, RoundScore]]] = defaultdict(list)
+    for p in standing.players:
+        for r in p.rounds:
+            scored[r.round].append((p, r))
+    for env in envelopes:
+        event = CODEC.join(env.public)
+        if isinstance(event, SeatTaken):
+            names[event.seat] = event.player.name
+        elif isinstance(event, ev.PlacesTraded):
+            names[event.seat], names[event.other] = names.get(event.other, "?"), names.get(event.seat, "?")
+        elif isinstance(event, ev.RoundDealt):
+            out.append(f"  Round {event.round}")
+        elif type(event) in SPECIALS:
+            out.append(f"    seq {env.seq}  {SPECIALS[type(event)]}: {summary(event)} ({_who(event, names)})")
+        elif isinstance(event, ev.RoundEnded):
+            out.append(f"    seq {env.seq}  round {event.round} ends: {names.get(event.seat, '?')} (seat {event.seat}) reached 150, +25 bonus")
+            out += _scores(scored.pop(event.round, []))
+        elif isinstance(event, ev.GameWon):
+            out += _scores([pr for n in sorted(scored) for pr in scored.pop(n)])  # a standard game scores at the win
+            out.append(f"  seq {env.seq}  winner: {event.player.name} (seat {event.seat}) with {event.points} points")
+    if not standing.finished:
+        out.append("  no winner yet: the game goes on past this log")
+    return out
+
+
+def _who(event: msgspec.Struct, names: dict[int, str]) -> str:
+    seat = names.get(event.seat, "?")
+    target = getattr(event, "target", None)
+    return seat if target is None else f"{seat} against {names.get(target, '?')}"
+
+
+def _scores(rows: list[tuple[PlayerStanding, RoundScore]]) -> list[str]:
+    """Who scored what in a round, in seat order."""
+    rows = sorted(rows, key=lambda pr: (pr[1].round, pr[1].seat))
+    return [f"      {p.name}: seat {r.seat}, score {r.score} (bonus {r.bonus}), total {r.total}" for p, r in rows]
+
+
+def _final(label: str, s: TableStanding) -> list[str]:
+    ranked = sorted(s.players, key=lambda p: (not p.winner, -p.total, p.name))
+    winner = s.winner
+    head = f"  {_title(label)}: " + (f"winner {winner.name} with {winner.total}" if winner else "no winner yet")
+    return [head] + [f"    {n}. {p.name} {p.total}" + (" (winner)" if p.winner else "") for n, p in enumerate(ranked, start=1)]
+
+
+def _title(label: str) -> str:
+    return label[:1].upper() + label[1:]
+
+
+def manifest_entry(manifest: Manifest, game_id: str) -> BundleTable | None:
+    """The manifest's first entry for ``game_id``, if it lists the game."""
+    return next((t for t in manifest.tables if t.game_id == game_id), None)

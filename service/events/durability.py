@@ -285,3 +285,13 @@ def embedded_durability(requested: str, fsync: bool) -> Durability:
         waitaof=False,
         guarantee=JOURNAL_GUARANTEES[fsync],
     )
+
+
+LOSES_NOTHING: frozenset[str] = frozenset({"waitaof", "appendfsync-always", "journal-fsync"})
+"""The methods under which nothing acknowledged is lost, even in a crash of the machine."""
+
+
+def loses_nothing(durability: Durability) -> bool:
+    """Whether an acknowledged write survives any crash: what a tournament needs (an embedded journal that is only
+    flushed survives a crash of the service, not a power cut, so it does not count)."""
+    return durability.method in LOSES_NOTHING

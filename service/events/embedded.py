@@ -152,8 +152,26 @@ class EmbeddedStore(Store):
     async def _op_project_result(
         self, player_id: str, game_id: str, version: int, entry: bytes, counters: dict[str, int]
     ) -> Projected:
+        return await self._upsert(self.keys.projection("results", player_id), game_id, version, entry, counters)
+
+    async def _op_project_standing(self, tournament_id: str, game_id: str, version: int, entry: bytes) -> Projected:
+        return await self._upsert(self.keys.tournament_projection("standings", tournament_id), game_id, version, entry, {})
+
+    async def _op_project_leaderboard(self, player_id: str, seq: int, scores: dict[str, float]) -> Projected:
+        """The leaderboard script's contract (``LEADERBOARD_LUA``): a player's newer snapshot replaces an older one."""
+        marks = self.keys.leaderboard("seq")
+        stored = int(await self.r.hget(marks, player_id) or 0)
+        if stored >= seq:
+            return Projected(False, stored)
+        pipe = self.r.pipeline(transaction=True)
+        pipe.hset(marks, player_id, seq)
+        for board, score in scores.items():
+            pipe.zadd(self.keys.leaderboard(board), {player_id: score})
+        await pipe.execute()
+        return Projected(True, seq)
+
+    async def _upsert(self, key: str, game_id: str, version: int, entry: bytes, counters: dict[str, int]) -> Projected:
         """The upsert script's contract (``upsert.lua``), step for step."""
-        key = self.keys.projection("results", player_id)
         old = await self.r.hget(key, f"c:{game_id}")
         pipe = self.r.pipeline(transaction=True)
         if old is not None:
@@ -167,6 +185,7 @@ class EmbeddedStore(Store):
             pipe.hincrby(key, field, delta)
         record = " ".join([str(version), *(f"{f}={d}" for f, d in counters.items())])
         pipe.hset(key, mapping={f"g:{game_id}": entry, f"c:{game_id}": record})
+        pipe.hincrby(key, "seq", 1)
         await pipe.execute()
         return Projected(True, version)
 

@@ -8,6 +8,7 @@ the life of a deployment: changing it would move every game.
 
 from __future__ import annotations
 
+import itertools
 import zlib
 
 PARTITIONS = 16
@@ -16,6 +17,14 @@ STATUSES = ("waiting", "playing", "finished")
 
 def partition(game_id: str) -> int:
     return zlib.crc32(game_id.encode()) % PARTITIONS
+
+
+def table_id(tournament_id: str, table: int) -> str:
+    """The game id of a tournament's ``table``: the first of ``g_<tournament>_t<table>_<n>`` that falls in the
+    tournament's partition (about ``PARTITIONS`` tries), so that a table's keys share the tournament's hash tag."""
+    home = partition(tournament_id)
+    stem = tournament_id.removeprefix("t_")
+    return next(g for n in itertools.count() if partition(g := f"g_{stem}_t{table}_{n}") == home)
 
 
 class Keys:
@@ -64,6 +73,17 @@ class Keys:
 
     def player(self, player_id: str) -> str:
         return f"{self.ns}:player:{player_id}"
+
+    def tournament(self, tournament_id: str) -> str:
+        """A tournament's record, in its partition: the partition its tables are created in."""
+        return f"{self.ns}:tournament:{self.tag(partition(tournament_id))}:{tournament_id}"
+
+    def tournament_projection(self, name: str, tournament_id: str) -> str:
+        return f"{self.ns}:proj:{name}:{self.tag(partition(tournament_id))}:{tournament_id}"
+
+    def leaderboard(self, board: str) -> str:
+        """The leaderboard's keys (a sorted set per kind and ``all``; ``seq``: each player's snapshot), in one slot."""
+        return f"{self.ns}:proj:leaderboard:{{lb}}:{board}"
 
     def projection(self, name: str, ref: str) -> str:
         """A read model; ``ref`` is a game id (then it shares the game's slot) or a player id."""

@@ -47,6 +47,20 @@ PROJECT_LUA = resources.files(__package__).joinpath("project.lua").read_text()
 UPSERT_LUA = resources.files(__package__).joinpath("upsert.lua").read_text()
 # forget a game's due action only if its version is still ARGV[1]: one script, so no append can land between
 # the check and the ZREM (its new due action would be lost). KEYS: meta, due (one slot); ARGV: version, game id
+# a player's place on the leaderboards, from a snapshot of their results numbered ``seq``: an older snapshot than the
+# one stored is refused, so two projectors racing leave the newest. KEYS: the seq hash, then each board's sorted set
+# (one slot: the tag {lb}); ARGV: player, seq, then each board's score
+LEADERBOARD_LUA = """
+local stored = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+if stored >= tonumber(ARGV[2]) then
+  return {0, stored}
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+for i = 2, #KEYS do
+  redis.call('ZADD', KEYS[i], ARGV[i + 1], ARGV[1])
+end
+return {1, tonumber(ARGV[2])}
+"""
 CLEAR_DUE_LUA = """
 if redis.call('HGET', KEYS[1], 'version') == ARGV[1] then
   return redis.call('ZREM', KEYS[2], ARGV[2])
@@ -290,6 +304,10 @@ class Store:
     async def put_player(self, player_id: str, fields: dict[str, str]) -> None:
         await self._write("put_player", player_id, fields)
 
+    async def put_tournament(self, tournament_id: str, record: bytes) -> None:
+        """Record a new tournament (``ns:tournament:{pN}:<id>``, in its partition). Written once, like a token."""
+        await self._write("put_tournament", tournament_id, record)
+
     async def clear_due(self, game_id: str, version: int) -> None:
         """Forget a game's due server action, unless the game moved on since ``version``."""
         await self._write("clear_due", game_id, version)
@@ -322,6 +340,16 @@ class Store:
         a game already stored at ``version`` or later is left alone; an older one is replaced, counters and all."""
         return await self._write("project_result", player_id, game_id, version, entry, counters)
 
+    async def project_standing(self, tournament_id: str, game_id: str, version: int, entry: bytes) -> Projected:
+        """Upsert one table's standing into its tournament's standings (``proj:standings:{pN}:<tournament_id>``,
+        field ``g:<game_id>``), idempotently as ``project_result``: a table stored at ``version`` or later stays."""
+        return await self._write("project_standing", tournament_id, game_id, version, entry)
+
+    async def project_leaderboard(self, player_id: str, seq: int, scores: dict[str, float]) -> Projected:
+        """Set a player's score on each named leaderboard (``proj:leaderboard:{lb}:<board>``) from the snapshot ``seq``
+        of their results; refused when a snapshot as new is already there. Absolute values: a repeat changes nothing."""
+        return await self._write("project_leaderboard", player_id, seq, scores)
+
     async def drop_projections(self) -> int:
         """Delete every read model (every ``proj:`` key of the namespace); answers how many keys went."""
         return await self._write("drop_projections")
@@ -346,6 +374,9 @@ class Store:
 
     async def _op_put_player(self, player_id: str, fields: dict[str, str]) -> None:
         await self.r.hset(self.keys.player(player_id), mapping=fields)
+
+    async def _op_put_tournament(self, tournament_id: str, record: bytes) -> None:
+        await self.r.set(self.keys.tournament(tournament_id), record, nx=True)
 
     async def _op_clear_due(self, game_id: str, version: int) -> None:
         meta = await self.r.hget(self.keys.meta(game_id), "version")
@@ -403,6 +434,9 @@ class Store:
                 self._tokens[digest] = known
         return known
 
+    async def tournament(self, tournament_id: str) -> bytes | None:
+        return await self._read(self.r.get(self.keys.tournament(tournament_id)))
+
     async def player(self, player_id: str) -> dict[str, str] | None:
         raw = await self._read(self.r.hgetall(self.keys.player(player_id)))
         return {k.decode(): v.decode() for k, v in raw.items()} if raw else None
@@ -459,6 +493,7 @@ class RedisStore(Store):
         self._project = client.register_script(PROJECT_LUA)
         self._upsert = client.register_script(UPSERT_LUA)
         self._clear_due = client.register_script(CLEAR_DUE_LUA)
+        self._leaderboard = client.register_script(LEADERBOARD_LUA)
         self._queue: list[tuple[AppendRequest, asyncio.Future[Appended]]] = []
         self._flushing = False
         self._flusher: asyncio.Task[None] | None = None  # held: the loop keeps only a weak reference to a task
@@ -526,6 +561,16 @@ class RedisStore(Store):
         done, stored = await self._upsert(keys=[key], args=[game_id, version, entry, len(counters), *flat])
         return Projected(done == 1, int(stored))
 
+    async def _op_project_leaderboard(self, player_id: str, seq: int, scores: dict[str, float]) -> Projected:
+        keys = [self.keys.leaderboard("seq"), *(self.keys.leaderboard(board) for board in scores)]
+        done, stored = await self._leaderboard(keys=keys, args=[player_id, seq, *scores.values()])
+        return Projected(done == 1, int(stored))
+
+    async def _op_project_standing(self, tournament_id: str, game_id: str, version: int, entry: bytes) -> Projected:
+        key = self.keys.tournament_projection("standings", tournament_id)
+        done, stored = await self._upsert(keys=[key], args=[game_id, version, entry, 0])
+        return Projected(done == 1, int(stored))
+
     async def _op_clear_due(self, game_id: str, version: int) -> None:
         keys = [self.keys.meta(game_id), self.keys.due(self._partition(game_id))]
         await self._clear_due(keys=keys, args=[version, game_id])
@@ -541,6 +586,12 @@ class RedisStore(Store):
         key = self.keys.player(player_id)
         pipe.hset(key, mapping=fields)
         _raise_first(await self._execute(pipe, [key]))
+
+    async def _op_put_tournament(self, tournament_id: str, record: bytes) -> None:
+        pipe = self.r.pipeline(transaction=False)
+        key = self.keys.tournament(tournament_id)
+        pipe.set(key, record, nx=True)
+        _raise_first(await self._execute(pipe, [key]))  # acknowledged like an event: durably, where asked
 
     async def _execute(self, pipe: Any, written: list[str]) -> list[Any]:
         """Run ``pipe`` (errors returned in place); with ``waitaof``, only once its writes are fsynced.

@@ -11,17 +11,23 @@ Key layout (``ns`` is the store's namespace, ``{pN}`` the game's partition tag):
   (the game's ``Scores`` as JSON);
 - ``ns:proj:audit:{pN}:<game_id>`` — list: one public audit line per applied event (its length is ``applied``);
 - ``ns:proj:results:<player_id>`` — hash: ``g:<game_id>`` (a ``GameResult`` as JSON), ``c:<game_id>``
-  (``"<version> <counter>=<delta> ..."``: what that game added), and the counters ``played:<kind>``,
-  ``won:<kind>``, ``points:<kind>``.
+  (``"<version> <counter>=<delta> ..."``: what that game added), ``seq`` (writes so far), and the counters ``played:<kind>``,
+  ``won:<kind>``, ``points:<kind>``;
+- ``ns:proj:standings:{pN}:<tournament_id>`` — hash: ``g:<game_id>`` (a table's ``TableStanding`` as JSON) and
+  ``c:<game_id>`` (the table's version it was folded to), upserted like the results (``standings.py``).
+- ``ns:proj:leaderboard:{lb}:<kind>`` / ``…:all`` — sorted sets of registered players by wins, then points, and
+  ``…:seq``, copied from snapshots of the players' results (``leaderboard.py``).
 
 Read them with ``read_scores``, ``read_audit`` and ``read_results``: each answers the read model and the version
 it reflects (a projection may lag the game; the game view a player acts on never comes from here).
 """
 
 from .audit import read_audit
+from .leaderboard import read_leaderboard
 from .projector import Projector, project_game
 from .rebuild import rebuild
 from .results import read_results, registered
 from .scores import read_scores
+from .standings import read_standings
 
-__all__ = ["Projector", "project_game", "read_audit", "read_results", "read_scores", "rebuild", "registered"]
+__all__ = ["Projector", "project_game", "read_audit", "read_leaderboard", "read_results", "read_scores", "read_standings", "rebuild", "registered"]

@@ -134,7 +134,7 @@ async def read_results(store: Store, player_id: str) -> tuple[PlayerResults | No
         if field.startswith("g:"):
             result = _result.decode(v)
             out.games[result.game_id] = result
-        elif not field.startswith("c:"):
+        elif not field.startswith("c:") and field != "seq":
             what, _, kind = field.partition(":")
             setattr(out.kinds.setdefault(kind, KindTotals()), what, int(v))
     out.kinds = {k: t for k, t in sorted(out.kinds.items()) if t.played}

@@ -24,6 +24,7 @@ from .openapi import spec
 from .routes import bp
 from .runner import Runner
 from .settings import Settings
+from .tournaments import bp as tournaments_bp
 
 log = logging.getLogger("free_parking")
 
@@ -38,6 +39,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
     app.config.OAS_UI_REDOC = False
     app.ctx.settings = settings
     app.blueprint(bp)
+    app.blueprint(tournaments_bp)
     errors.install(app)
     app.ctx.openapi = spec()
     app.config.OAS_CUSTOM_FILE = _spec_file(app.ctx.openapi)

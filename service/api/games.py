@@ -128,7 +128,9 @@ class Games:
 
     # --- creating and seating -----------------------------------------------------------------
 
-    async def create(self, kind: str, seats: int, options: dict[str, Any], seed: bytes | None) -> Game:
+    @staticmethod
+    def config(kind: str, seats: int, options: dict[str, Any]) -> Any:
+        """The game's config from a request's kind, seats and options: a 400 that says what is wrong, else the config."""
         try:
             rules = rules_for(kind)
         except ValueError as e:
@@ -136,14 +138,28 @@ class Games:
         if "seats" in options:  # else the options would seat more players than the game's answer and index say
             raise ApiError(400, "invalid_request", "Give the number of seats as `seats`, not among the options")
         try:
-            config = msgspec.convert({"seats": seats, **options}, rules.CONFIG)
+            return msgspec.convert({"seats": seats, **options}, rules.CONFIG)
         except msgspec.ValidationError as e:
             raise ApiError(400, "invalid_request", f"Invalid options for {kind}: {e}") from None
-        game_id = "g_" + secrets.token_hex(8)
+
+    async def create(
+        self,
+        kind: str,
+        seats: int,
+        options: dict[str, Any],
+        seed: bytes | None,
+        *,
+        game_id: str | None = None,
+        meta: dict[str, str] | None = None,
+    ) -> Game:
+        """Create a game; a tournament names its table's id (in its partition) and adds its own ``meta``."""
+        config = self.config(kind, seats, options)
+        game_id = game_id or "g_" + secrets.token_hex(8)
         seed = seed if seed is not None else secrets.token_bytes(32)
         game = Game.new(kind, game_id, config, seed)
         created_at = now_ms()
         meta = {
+            **(meta or {}),
             "kind": kind,
             "config": canonical(config).decode(),
             "seed": seed.hex(),
@@ -154,14 +170,20 @@ class Games:
         self._remember(game)
         return game
 
-    async def seat(self, game_id: str, player: Player) -> tuple[Game, int]:
-        """Seat ``player`` in the next free seat; the game deals when the last is taken."""
+    async def seat(self, game_id: str, player: Player, reserved: frozenset[str] = frozenset()) -> tuple[Game, int]:
+        """Seat ``player`` in the next free seat; the game deals when the last is taken. Seats ``reserved`` for
+        registered players (a tournament's) are kept for them: others may take only the seats left over."""
         for _ in range(RETRIES):
             game = await self.fresh(game_id)
-            if any(st.player and st.player.player_id == player.player_id for st in game.state.seats):
+            seated = {st.player.player_id for st in game.state.seats if st.player}
+            if player.player_id in seated:
                 raise ApiError(409, "already_seated", "This player already has a seat at this game")
             if game.rules.status_of(game.state) != "waiting":
                 raise ApiError(409, "game_full", "Every seat of this game is taken", game_id=game_id)
+            free = sum(st.player is None for st in game.state.seats)
+            if player.player_id not in reserved and free <= len(reserved - seated):
+                raise ApiError(409, "seat_reserved", "Every free seat of this table is reserved for a registered player: "
+                               "join with that player's token", game_id=game_id)
             try:
                 taken = sum(st.player is not None for st in game.state.seats) + 1  # for GET /games
                 executed = await self._append(game, TakeSeat(player=player), None, None, "", meta={"taken": str(taken)})

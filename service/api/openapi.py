@@ -40,6 +40,7 @@ class Operation:
     errors: tuple[int, ...] = ()
     query: dict[str, tuple[str | dict[str, Any], str]] = field(default_factory=dict)  # name: (a type or a JSON schema, text)
     content_type: str = "application/json"
+    also: tuple[str, ...] = ()  # other content types a text answer may come in (a query parameter chooses)
     auth: str = "optional"
 
 
@@ -105,7 +106,7 @@ def _operation(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
     responses: dict[str, Any] = {}
     for status, answer in op.answers.items():
         if answer is str:
-            content = {op.content_type: {"schema": {"type": "string"}}}
+            content = {ct: {"schema": {"type": "string"}} for ct in (op.content_type, *op.also)}
         else:
             content = {op.content_type: {"schema": refs[answer]}}
         responses[str(status)] = {"description": _STATUS_TEXT.get(status, "OK"), "content": content}

@@ -12,8 +12,8 @@ from sanic.response import ResponseStream
 from service.events.base import Player
 from service.events.envelope import canonical, redacted, seed_commitment
 from service.events.export import dump
-from service.projections import read_audit, read_results, read_scores
-from service.rules.engine import Game, audit_lines, export_header
+from service.projections import read_audit, read_leaderboard, read_results, read_scores
+from service.rules.engine import GAMES, Game, audit_lines, export_header
 
 from . import schemas as s
 from .auth import Caller, TokenRecord, caller, issue, new_id, require
@@ -150,6 +150,8 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
     if (body.name is None) == (body.bot is None) and not (registered and body.bot is None):
         raise ApiError(400, "invalid_request", "Send either a name or a bot (a registered player's token needs neither)")
     await _games(request).load(game_id)
+    meta = await store.meta(game_id) or {}
+    reserved = frozenset(msgspec.json.decode(meta.get("reserved", "[]"), type=list[str]))  # a tournament table's
     token: str | None = None
     if body.bot is not None:
         player = Player(name=f"{body.bot} bot", player_id=new_id("b"), bot=body.bot)
@@ -160,7 +162,7 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
         assert body.name is not None
         player = Player(name=body.name, player_id=new_id("g"), guest=True)
         token = await issue(store, TokenRecord(kind="guest", player_id=player.player_id, name=body.name, game_id=game_id))
-    game, seat = await _games(request).seat(game_id, player)
+    game, seat = await _games(request).seat(game_id, player, reserved)
     return _answer(s.SeatAnswer(seat, token or "", player.player_id or ""), 201)
 
 
@@ -255,6 +257,22 @@ async def player(request: Request, player_id: str) -> HTTPResponse:
         raise ApiError(404, "not_found", f"No player has the id {player_id!r}", id=player_id)
     results, _ = await read_results(store, player_id)
     return _answer(s.PlayerAnswer(player_id, info["name"], results))
+
+
+LEADERS_LIMIT = (1, 200, 50)
+
+
+@bp.get("/leaderboard")
+@doc("get", "/leaderboard", "Registered players ranked across finished games: by wins, then points", answers={200: s.Leaderboard},
+     errors=(400, 503), auth="none",
+     query={"kind": ({"enum": sorted(GAMES)}, "one game kind (default: every kind together)"),
+            "limit": _int_query(*LEADERS_LIMIT, "1–200, default 50")})
+async def leaderboard(request: Request) -> HTTPResponse:
+    kind = _arg(request, "kind")
+    if kind is not None and kind not in GAMES:
+        raise ApiError(400, "invalid_request", f"?kind must be one of {', '.join(sorted(GAMES))}", kind=kind)
+    limit = _int_arg(request, "limit", LEADERS_LIMIT[2], *LEADERS_LIMIT[:2])
+    return _answer(s.Leaderboard(kind=kind, players=await read_leaderboard(request.app.ctx.store, kind, limit)))
 
 
 @bp.get("/games/<game_id:str>/export")

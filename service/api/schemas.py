@@ -9,8 +9,10 @@ import msgspec
 from service.events.base import CommandId
 from service.events.envelope import Envelope
 from service.events.free_parking import FreeParkingClientCommand
+from service.projections.leaderboard import Leader
 from service.projections.results import PlayerResults
 from service.projections.scores import Scores
+from service.rules.free_parking.standings import TableStanding
 from service.rules.engine import GAMES
 from service.rules.free_parking.view import FreeParkingView
 
@@ -151,3 +153,84 @@ class PlayerAnswer(msgspec.Struct):
     player_id: str
     name: str
     results: PlayerResults | None
+
+
+# --- tournaments -----------------------------------------------------------------------------------
+
+_FREE_PARKING = next(c for c in _configs() if c["title"] == "FreeParkingConfig")
+PlayerId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+
+
+class TournamentTable(Request):
+    """A table to create: its seats, and the registered players (ids from ``POST /players``) it reserves seats for."""
+
+    seats: Annotated[int, msgspec.Meta(ge=_FREE_PARKING["properties"]["seats"]["minimum"], le=_FREE_PARKING["properties"]["seats"]["maximum"])] = 4
+    players: Annotated[list[PlayerId], msgspec.Meta(max_length=_FREE_PARKING["properties"]["seats"]["maximum"])] = []
+
+
+_TOURNAMENT_OPTIONS = {
+    "type": "object",
+    "properties": {**{k: v for k, v in _FREE_PARKING["properties"].items() if k != "seats"}, "mode": {"enum": ["tournament"]}},
+    "additionalProperties": False,
+}
+
+
+class CreateTournament(Request):
+    """Every table is a Free Parking game in tournament mode (``options.mode``, if given, must say so)."""
+
+    name: Name
+    kind: Literal["free-parking"]
+    tables: Annotated[list[TournamentTable], msgspec.Meta(min_length=1, max_length=64)]
+    options: Annotated[dict[str, Any], msgspec.Meta(extra_json_schema=_TOURNAMENT_OPTIONS)] = {}
+
+
+class TableSummary(msgspec.Struct, kw_only=True):
+    table: int
+    game_id: str
+    seats: int
+    taken: int
+    reserved: list[str]
+    status: Literal["waiting", "playing", "finished"]
+
+
+class TournamentAnswer(msgspec.Struct, kw_only=True):
+    tournament_id: str
+    name: str
+    kind: str
+    options: dict[str, Any]
+    created_at: int
+    status: Literal["playing", "finished"]
+    tables: list[TableSummary]
+
+
+class TableStandingAnswer(msgspec.Struct, kw_only=True):
+    table: int
+    game_id: str
+    version: int  # the table's version the standing reflects (the read model may lag the game)
+    standing: TableStanding | None
+
+
+class Ranked(msgspec.Struct, kw_only=True):
+    """A player's place across the tournament: by tables won, then total points."""
+
+    rank: int
+    player_id: str | None
+    name: str
+    table: int
+    total: int
+    rounds: int
+    winner: bool
+
+
+class StandingsAnswer(msgspec.Struct, kw_only=True):
+    tournament_id: str
+    status: Literal["playing", "finished"]
+    tables: list[TableStandingAnswer]
+    ranking: list[Ranked]
+
+
+class Leaderboard(msgspec.Struct, kw_only=True):
+    """Registered players ranked by games won, then points (finished games only; a read model, it may lag)."""
+
+    kind: str | None  # None: every kind together
+    players: list[Leader]

@@ -36,6 +36,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fsync", action="store_true", default=env.fsync, help="embedded store: fsync the journal before each answer")
     p.add_argument("--durability", choices=("none", "durable"), default=env.durability,
                    help="durable: refuse to start where an acknowledged event could be lost (see docs/durability.md)")
+    p.add_argument("--allow-volatile", action="store_true", default=env.allow_volatile,
+                   help="allow tournaments on a store that could lose an acknowledged event (see docs/tournaments.md)")
     p.add_argument("--cluster", choices=("auto", "yes", "no"), default=env.cluster,
                    help="is REDIS_URL a node of a Redis Cluster? auto (default): ask it (INFO cluster)")
     p.add_argument("--bot-delay-ms", type=int, default=env.bot_delay_ms, help="how long server-seated bots wait before they move")
@@ -53,6 +55,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
             "fsync": args.fsync,
             "durability": args.durability,
             "cluster": args.cluster,
+            "allow_volatile": args.allow_volatile,
             "bot_delay_ms": args.bot_delay_ms,
         }
     )

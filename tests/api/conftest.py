@@ -72,7 +72,7 @@ def live_kind(request):
 @pytest.fixture
 async def live(live_kind, tmp_path, request):
     """The real ``python -m service`` in its own process (so client and server use both cores), with an
-    httpx client on it; on the stores of ``live_kind``."""
+    httpx client on it; on the stores of ``live_kind``, with the settings of a ``live_settings(**overrides)`` mark."""
     import os
     import subprocess
     import sys
@@ -83,7 +83,8 @@ async def live(live_kind, tmp_path, request):
 
     if live_kind == "cluster":
         request.getfixturevalue("redis_cluster")
-    settings = make_settings(live_kind, tmp_path)
+    marker = request.node.get_closest_marker("live_settings")
+    settings = make_settings(live_kind, tmp_path, **(marker.kwargs if marker else {}))
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     env.update(settings.to_env())
     port = free_port()

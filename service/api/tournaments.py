@@ -1,0 +1,229 @@
+"""Tournaments: tables of Free Parking in tournament mode, created together by the admin, ranked, exported as one bundle.
+
+A tournament is a record written once (``Store.put_tournament``, journalled like a token) in the partition of its
+id; its tables are games whose ids are chosen in that same partition (``keys.table_id``), so a tournament's record,
+tables and standings share one hash tag. Each table's metadata names its tournament and the players its seats are
+reserved for. Everything a request could get wrong is checked before the first write, and the record is written
+after its tables: a tournament is never seen without them.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import msgspec
+from sanic import Blueprint, HTTPResponse, Request
+from sanic.response import ResponseStream
+
+from service.events.durability import loses_nothing
+from service.events.envelope import canonical
+from service.events.keys import table_id
+from service.projections import read_standings
+from service.rules.engine import export_header
+from service.rules.free_parking.bundle import (
+    Export,
+    Manifest,
+    dump_bundle,
+    standings_csv,
+    standings_of,
+    table_of,
+)
+
+from . import schemas as s
+from .errors import ApiError, not_found
+from .games import Games, now_ms
+from .openapi import doc
+from .routes import _answer, _arg, _caller, _decode, _games
+
+bp = Blueprint("tournaments")
+
+
+class TableRecord(msgspec.Struct, kw_only=True):
+    table: int
+    game_id: str
+    seats: int
+    players: list[str] = []
+
+
+class Tournament(msgspec.Struct, kw_only=True):
+    """The stored record (``ns:tournament:{pN}:<id>``); the tables' state lives in their games."""
+
+    tournament_id: str
+    name: str
+    kind: str
+    options: dict[str, Any]
+    created_at: int
+    tables: list[TableRecord]
+
+
+_record = msgspec.json.Decoder(Tournament)
+
+
+def _volatile_refusal(request: Request) -> ApiError | None:
+    """Why this service may not hold a tournament, if it may not: an acknowledged event could be lost.
+
+    Durable means nothing acknowledged is lost even when the machine goes down (WAITAOF, ``appendfsync always``,
+    an fsynced journal); the embedded store's journal that is only flushed survives a crash of the service, not of
+    the machine, so it does not count. ``--allow-volatile`` accepts the risk.
+    """
+    durability = request.app.ctx.durability
+    if loses_nothing(durability) or request.app.ctx.settings.allow_volatile:
+        return None
+    return ApiError(
+        503,
+        "not_durable",
+        "Tournaments need a store that loses nothing acknowledged, and this one may "
+        f"({durability.guarantee}): start the service with FREE_PARKING_DURABILITY=durable (--durability durable; "
+        "on the embedded store with --fsync too), or with --allow-volatile (FREE_PARKING_ALLOW_VOLATILE=true) to accept the risk",
+        durability=durability.method,
+    )
+
+
+async def _checked_tables(request: Request, body: s.CreateTournament) -> dict[str, Any]:
+    """The options every table is created with, once every table and reserved player has been checked (400)."""
+    if body.options.get("mode", "tournament") != "tournament":
+        raise ApiError(400, "invalid_request", "A tournament's tables are played in tournament mode: leave `mode` out or set it to \"tournament\"")
+    options = {**body.options, "mode": "tournament"}
+    seen: set[str] = set()
+    for i, table in enumerate(body.tables):
+        Games.config(body.kind, table.seats, options)
+        if len(table.players) > table.seats:
+            raise ApiError(400, "invalid_request", f"Table {i} reserves {len(table.players)} seats but has {table.seats}", table=i)
+        for player_id in table.players:
+            if player_id in seen:
+                raise ApiError(400, "invalid_request", f"Player {player_id!r} is reserved a seat twice: one seat per tournament", player_id=player_id)
+            seen.add(player_id)
+            if await request.app.ctx.store.player(player_id) is None:
+                raise ApiError(400, "invalid_request", f"No registered player has the id {player_id!r}", player_id=player_id, table=i)
+    return options
+
+
+@bp.post("/tournaments")
+@doc("post", "/tournaments", "Create a tournament and its tables (admin only)", body=s.CreateTournament,
+     answers={201: s.TournamentAnswer}, errors=(400, 401, 403, 413, 503), auth="required")
+async def create(request: Request) -> HTTPResponse:
+    who = await _caller(request)
+    if not who.admin:
+        raise ApiError(401 if who.anonymous else 403, "unauthorized" if who.anonymous else "forbidden",
+                       "Only the admin creates tournaments")
+    body = _decode(request, s.CreateTournament)
+    options = await _checked_tables(request, body)
+    refusal = _volatile_refusal(request)
+    if refusal is not None:
+        raise refusal
+    tournament_id = "t_" + secrets.token_hex(8)
+    tables = []
+    for i, table in enumerate(body.tables):
+        game_id = table_id(tournament_id, i)
+        meta = {"tournament": tournament_id, "table": str(i), "reserved": msgspec.json.encode(table.players).decode()}
+        await _games(request).create(body.kind, table.seats, options, None, game_id=game_id, meta=meta)
+        tables.append(TableRecord(table=i, game_id=game_id, seats=table.seats, players=table.players))
+    record = Tournament(tournament_id=tournament_id, name=body.name, kind=body.kind, options=options, created_at=now_ms(), tables=tables)
+    await request.app.ctx.store.put_tournament(tournament_id, msgspec.json.encode(record))
+    return _answer(await _summary(request, record), 201)
+
+
+async def _load(request: Request, tournament_id: str) -> Tournament:
+    raw = await request.app.ctx.store.tournament(tournament_id)
+    if raw is None:
+        raise not_found("tournament", tournament_id)
+    return _record.decode(raw)
+
+
+async def _statuses(request: Request, record: Tournament) -> list[dict[str, str]]:
+    store = request.app.ctx.store
+    return [await store.meta(t.game_id) or {} for t in record.tables]
+
+
+def _overall(statuses: list[str]) -> str:
+    return "finished" if all(st == "finished" for st in statuses) else "playing"
+
+
+async def _summary(request: Request, record: Tournament) -> s.TournamentAnswer:
+    metas = await _statuses(request, record)
+    tables = [
+        s.TableSummary(table=t.table, game_id=t.game_id, seats=t.seats, taken=int(m.get("taken", 0)), reserved=t.players,
+                       status=m.get("status", "waiting"))  # type: ignore[arg-type]
+        for t, m in zip(record.tables, metas, strict=True)
+    ]
+    return s.TournamentAnswer(tournament_id=record.tournament_id, name=record.name, kind=record.kind, options=record.options,
+                              created_at=record.created_at, status=_overall([t.status for t in tables]), tables=tables)  # type: ignore[arg-type]
+
+
+@bp.get("/tournaments/<tournament_id:str>")
+@doc("get", "/tournaments/<tournament_id:str>", "A tournament, its tables and their status", answers={200: s.TournamentAnswer},
+     errors=(401, 404, 503))
+async def get_tournament(request: Request, tournament_id: str) -> HTTPResponse:
+    await _caller(request)  # an unknown token is refused, as everywhere
+    return _answer(await _summary(request, await _load(request, tournament_id)))
+
+
+@bp.get("/tournaments/<tournament_id:str>/standings")
+@doc("get", "/tournaments/<tournament_id:str>/standings",
+     "Each table's standing and the players ranked across tables (a read model: each table says the version it reflects)",
+     answers={200: s.StandingsAnswer}, errors=(401, 404, 503))
+async def standings(request: Request, tournament_id: str) -> HTTPResponse:
+    await _caller(request)
+    record = await _load(request, tournament_id)
+    rows = await read_standings(request.app.ctx.store, tournament_id, [t.game_id for t in record.tables])
+    tables = [s.TableStandingAnswer(table=t.table, game_id=t.game_id, version=version, standing=standing)
+              for t, (standing, version) in zip(record.tables, rows, strict=True)]
+    finished = all(row.standing is not None and row.standing.finished for row in tables)
+    return _answer(s.StandingsAnswer(tournament_id=tournament_id, status="finished" if finished else "playing", tables=tables,
+                                     ranking=_ranking(tables)))
+
+
+def _ranking(tables: list[s.TableStandingAnswer]) -> list[s.Ranked]:
+    """Every seated player across the tables: table winners first, then by total points; ties share a rank."""
+    players = [(t.table, p) for t in tables if t.standing is not None for p in t.standing.players]
+    players.sort(key=lambda tp: (not tp[1].winner, -tp[1].total, tp[0], tp[1].name))
+    out: list[s.Ranked] = []
+    for i, (table, p) in enumerate(players):
+        tied = out and out[-1].winner == p.winner and out[-1].total == p.total
+        out.append(s.Ranked(rank=out[-1].rank if tied else i + 1, player_id=p.player_id, name=p.name, table=table,
+                            total=p.total, rounds=len(p.rounds), winner=p.winner))
+    return out
+
+
+@bp.get("/tournaments/<tournament_id:str>/export")
+@doc("get", "/tournaments/<tournament_id:str>/export",
+     "The tournament bundle as NDJSON: a manifest, then every table's full export (`?format=csv`: the standings as CSV)",
+     answers={200: str}, errors=(400, 401, 403, 404, 503), content_type="application/x-ndjson", also=("text/csv",),
+     query={"format": ({"enum": ["ndjson", "csv"]}, "ndjson (default): the bundle; csv: the standings, one row per player per round")})
+async def export(request: Request, tournament_id: str) -> HTTPResponse | ResponseStream:
+    """Open to the admin, and to anyone once every table has finished: the exports reveal every seed and hand."""
+    who = await _caller(request)
+    form = _arg(request, "format")
+    form = "ndjson" if form is None else form
+    if form not in ("ndjson", "csv"):
+        raise ApiError(400, "invalid_request", "?format must be ndjson or csv")
+    record = await _load(request, tournament_id)
+    games = _games(request)
+    tables = [await games.fresh(t.game_id) for t in record.tables]
+    finished = all(g.rules.status_of(g.state) == "finished" for g in tables)
+    if not (who.admin or finished):
+        raise ApiError(403, "forbidden", "The tournament's logs are published when every table has finished (or to the admin)")
+    exports: list[Export] = []
+    for game in tables:
+        envelopes = await request.app.ctx.store.read(game.game_id, count=game.version)
+        header = export_header(game, with_seed=True)
+        header = msgspec.structs.replace(header, version=len(envelopes), head=envelopes[-1].hash if envelopes else header.head)
+        exports.append((header, envelopes))
+    manifest = Manifest(
+        tournament_id=record.tournament_id, name=record.name, kind=record.kind, options=msgspec.Raw(canonical(record.options)),
+        created_at=record.created_at, status="finished" if finished else "playing",
+        tables=[table_of(i, header, envelopes) for i, (header, envelopes) in enumerate(exports)],
+        standings=standings_of(exports),
+    )
+    if form == "csv":
+        filename = f"{tournament_id}-standings.csv"
+        return HTTPResponse(standings_csv(manifest), content_type="text/csv; charset=utf-8",
+                            headers={"content-disposition": f'attachment; filename="{filename}"'})
+
+    async def write(response: Any) -> None:
+        for line in dump_bundle(manifest, exports):
+            await response.write(line)
+
+    return ResponseStream(write, content_type="application/x-ndjson",
+                          headers={"content-disposition": f'attachment; filename="{tournament_id}.ndjson"'})

@@ -1,0 +1,187 @@
+"""Tournaments as a resource: created by the admin only, tables in the tournament's partition, reserved seats, the
+durability a tournament needs, standings as rounds end, and the export bundle (NDJSON, CSV)."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import msgspec
+import pytest
+
+from service.events.keys import partition
+from service.rules.free_parking.bundle import CSV_COLUMNS, load_bundle
+from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings
+from tests.api.helpers import assert_error, drive
+from tests.http import serving
+from tests.stores import drop_namespace_at
+
+
+@pytest.fixture
+async def tapi(store_kind, tmp_path):
+    """``api`` on a service that accepts tournaments on its volatile test store (``allow_volatile``)."""
+    settings = make_settings(store_kind, tmp_path, allow_volatile=True)
+    app = fresh_app(settings)
+    async with serving(app) as client:
+        client.app = app
+        yield client
+    if settings.redis_url:
+        await drop_namespace_at(settings.redis_url, settings.namespace)
+
+
+async def register(api, name: str) -> tuple[str, str]:
+    r = await api.post("/players", json={"name": name})
+    assert r.status_code == 201, r.text
+    return r.json()["player_id"], r.json()["token"]
+
+
+async def create(api, tables: list[dict], **body) -> dict:
+    r = await api.post("/tournaments", json={"name": "Spring Cup", "kind": "free-parking", "tables": tables, **body}, headers=ADMIN_HEADERS)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+async def test_the_admin_creates_a_tournament_whose_tables_share_its_partition(tapi):
+    ann, _ = await register(tapi, "Ann")
+    t = await create(tapi, [{"seats": 3, "players": [ann]}, {"seats": 2}], options={"response_seconds": 30})
+    assert t["status"] == "playing" and t["name"] == "Spring Cup" and t["options"] == {"response_seconds": 30, "mode": "tournament"}
+    assert [(x["table"], x["seats"], x["reserved"], x["status"], x["taken"]) for x in t["tables"]] == [
+        (0, 3, [ann], "waiting", 0), (1, 2, [], "waiting", 0)]
+    for table in t["tables"]:
+        assert partition(table["game_id"]) == partition(t["tournament_id"])
+        game = (await tapi.get(f"/games/{table['game_id']}")).json()
+        assert game["status"] == "waiting"
+    r = await tapi.get(f"/tournaments/{t['tournament_id']}")
+    assert r.status_code == 200 and r.json() == t
+    meta = await tapi.app.ctx.store.meta(t["tables"][0]["game_id"])
+    assert '"mode":"tournament"' in meta["config"] and meta["tournament"] == t["tournament_id"]
+
+
+async def test_only_the_admin_creates_tournaments(tapi):
+    body = {"name": "Cup", "kind": "free-parking", "tables": [{"seats": 2}]}
+    assert_error(await tapi.post("/tournaments", json=body), 401, "unauthorized")
+    _, token = await register(tapi, "Ann")
+    assert_error(await tapi.post("/tournaments", json=body, headers=bearer(token)), 403, "forbidden")
+
+
+@pytest.mark.parametrize("body, says", [
+    ({"name": "Cup", "kind": "free-parking", "tables": []}, "tables"),
+    ({"name": "Cup", "kind": "monopoly", "tables": [{"seats": 2}]}, "kind"),
+    ({"name": "Cup", "kind": "free-parking", "tables": [{"seats": 9}]}, "seats"),
+    ({"name": "Cup", "kind": "free-parking", "tables": [{"seats": 2}], "options": {"mode": "standard"}}, "tournament mode"),
+    ({"name": "Cup", "kind": "free-parking", "tables": [{"seats": 2}], "options": {"response_seconds": 0}}, "response_seconds"),
+    ({"name": "Cup", "kind": "free-parking", "tables": [{"seats": 2, "players": ["p_nobody"]}]}, "p_nobody"),
+    ({"name": "Cup", "kind": "free-parking", "tables": [{"seats": 2, "extra": 1}]}, "extra"),
+    ({"kind": "free-parking", "tables": [{"seats": 2}]}, "name"),
+])
+async def test_a_bad_body_is_refused_and_writes_nothing(tapi, body, says):
+    ann, _ = await register(tapi, "Ann")
+    if "p_nobody" in says:
+        body = {**body, "tables": [{"seats": 2, "players": [ann]}, *body["tables"]]}  # a good table first: still nothing is created
+    before = await tapi.app.ctx.store.list_games(None, 1000)
+    error = assert_error(await tapi.post("/tournaments", json=body, headers=ADMIN_HEADERS), 400)
+    assert says in error["message"], error
+    assert await tapi.app.ctx.store.list_games(None, 1000) == before
+
+
+async def test_a_player_reserved_twice_or_a_table_over_reserved_is_refused(tapi):
+    ann, _ = await register(tapi, "Ann")
+    bob, _ = await register(tapi, "Bob")
+    body = {"name": "Cup", "kind": "free-parking", "tables": [{"seats": 2, "players": [ann]}, {"seats": 2, "players": [ann]}]}
+    assert "twice" in assert_error(await tapi.post("/tournaments", json=body, headers=ADMIN_HEADERS), 400)["message"]
+    body["tables"] = [{"seats": 2, "players": [ann, bob, ann]}]
+    assert_error(await tapi.post("/tournaments", json=body, headers=ADMIN_HEADERS), 400)
+
+
+async def test_a_reserved_seat_is_kept_for_its_player(tapi):
+    ann, ann_token = await register(tapi, "Ann")
+    _, cy_token = await register(tapi, "Cy")
+    t = await create(tapi, [{"seats": 2, "players": [ann]}])
+    game_id = t["tables"][0]["game_id"]
+    r = await tapi.post(f"/games/{game_id}/seats", json={"name": "Walk-in"})
+    assert r.status_code == 201  # the open seat
+    for attempt in ({"json": {"name": "Late"}}, {"json": {"bot": "greedy"}}, {"json": {}, "headers": bearer(cy_token)}):
+        error = assert_error(await tapi.post(f"/games/{game_id}/seats", **attempt), 409, "seat_reserved")
+        assert "reserved" in error["message"]
+    r = await tapi.post(f"/games/{game_id}/seats", json={}, headers=bearer(ann_token))
+    assert r.status_code == 201 and r.json()["player_id"] == ann
+    t = (await tapi.get(f"/tournaments/{t['tournament_id']}")).json()
+    assert t["tables"][0]["status"] == "playing" and t["tables"][0]["taken"] == 2
+
+
+async def test_an_unknown_tournament_is_not_found(tapi):
+    for path in ("/tournaments/t_nope", "/tournaments/t_nope/standings", "/tournaments/t_nope/export"):
+        assert_error(await tapi.get(path, headers=ADMIN_HEADERS), 404, "not_found")
+
+
+async def test_a_volatile_store_refuses_tournaments_naming_the_setting(api):
+    before = await api.app.ctx.store.list_games(None, 1000)
+    body = {"name": "Cup", "kind": "free-parking", "tables": [{"seats": 2}]}
+    error = assert_error(await api.post("/tournaments", json=body, headers=ADMIN_HEADERS), 503, "not_durable")
+    assert "FREE_PARKING_DURABILITY=durable" in error["message"] and "--allow-volatile" in error["message"]
+    assert await api.app.ctx.store.list_games(None, 1000) == before
+
+
+async def test_an_fsynced_embedded_journal_is_durable_enough(tmp_path):
+    app = fresh_app(make_settings("embedded", tmp_path, fsync=True))
+    async with serving(app) as client:
+        await create(client, [{"seats": 2}])
+
+
+async def test_standings_follow_the_rounds_and_the_export_opens_when_every_table_finished(tapi):
+    ann, ann_token = await register(tapi, "Ann")
+    t = await create(tapi, [{"seats": 2, "players": [ann]}, {"seats": 2}])
+    tid, tables = t["tournament_id"], [x["game_id"] for x in t["tables"]]
+    assert (await tapi.post(f"/games/{tables[0]}/seats", json={}, headers=bearer(ann_token))).status_code == 201
+    for game_id, names in ((tables[0], ["Bo"]), (tables[1], ["Cy", "Di"])):
+        for name in names:
+            assert (await tapi.post(f"/games/{game_id}/seats", json={"name": name})).status_code == 201
+    assert_error(await tapi.get(f"/tournaments/{tid}/export"), 403, "forbidden")
+    game = await drive(tapi.app, tables[0], until=lambda g: any(st.total for st in g.state.seats))
+    await tapi.app.ctx.projector.catch_up()
+    answer = (await tapi.get(f"/tournaments/{tid}/standings")).json()
+    first = answer["tables"][0]
+    assert answer["status"] == "playing" and first["version"] == game.version
+    assert first["standing"]["rounds"] == 1 and {p["name"] for p in first["standing"]["players"]} == {"Ann", "Bo"}
+    assert next(p for p in first["standing"]["players"] if p["name"] == "Ann")["player_id"] == ann
+    assert answer["tables"][1]["standing"]["rounds"] == 0
+    r = await tapi.get(f"/tournaments/{tid}/export", headers=ADMIN_HEADERS)
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-ndjson")
+    manifest, exports = load_bundle(r.content)
+    assert manifest.status == "playing" and [h.game_id for h, _ in exports] == tables
+    for game_id in tables:
+        await drive(tapi.app, game_id)
+    await tapi.app.ctx.projector.catch_up()
+    answer = (await tapi.get(f"/tournaments/{tid}/standings")).json()
+    assert answer["status"] == "finished" and sum(r["winner"] for r in answer["ranking"]) == 2
+    assert [r["rank"] for r in answer["ranking"]][:1] == [1]
+    assert (await tapi.get(f"/tournaments/{tid}")).json()["status"] == "finished"
+    r = await tapi.get(f"/tournaments/{tid}/export")
+    assert r.status_code == 200
+    manifest, exports = load_bundle(r.content)
+    assert manifest.status == "finished" and all(table.status == "finished" for table in manifest.tables)
+    assert msgspec.to_builtins(manifest.standings) == [x["standing"] for x in answer["tables"]]  # the read model = the logs
+    r = await tapi.get(f"/tournaments/{tid}/export", params={"format": "csv"})
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+    assert f'filename="{tid}-standings.csv"' in r.headers["content-disposition"]
+    rows = list(csv.reader(io.StringIO(r.text)))
+    assert tuple(rows[0]) == CSV_COLUMNS and len(rows) > 4
+    assert_error(await tapi.get(f"/tournaments/{tid}/export", params={"format": "xml"}), 400)
+
+
+async def test_the_leaderboard_ranks_registered_players_by_wins_then_points(tapi):
+    players = [await register(tapi, name) for name in ("Ann", "Bo")]
+    r = await tapi.post("/games", json={"kind": "free-parking", "seats": 2})
+    game_id = r.json()["game_id"]
+    for _, token in players:
+        assert (await tapi.post(f"/games/{game_id}/seats", json={}, headers=bearer(token))).status_code == 201
+    game = await drive(tapi.app, game_id)
+    await tapi.app.ctx.projector.catch_up()
+    board = (await tapi.get("/leaderboard")).json()
+    winner = game.state.seats[game.state.winner].player.player_id
+    assert board["kind"] is None and [p["player_id"] for p in board["players"]][0] == winner
+    assert {p["name"] for p in board["players"]} >= {"Ann", "Bo"}
+    assert [p["rank"] for p in board["players"]][:2] == [1, 2] and board["players"][0]["won"] == 1
+    assert (await tapi.get("/leaderboard", params={"kind": "free-parking", "limit": 1})).json()["players"] == board["players"][:1]
+    assert_error(await tapi.get("/leaderboard", params={"kind": "chess"}), 400, "invalid_request")
+    assert_error(await tapi.get("/leaderboard", params={"limit": 0}), 400, "invalid_request")

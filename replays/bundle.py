@@ -181,15 +181,20 @@ def compare_standings(said: TableStanding, found: TableStanding) -> list[str]:
     for key, p in ours.items():
         q = theirs.get(key)
         if q is None:
-            out.append(f"player {p.name}: manifest lists them, the log has no such player")
+            out.append(f"player {_named(p)}: manifest lists them, the log has no such player")
         else:
-            out += [f"player {p.name}{d}" for d in _player_differences(p, q)]
-    out += [f"player {q.name}: the log has them, the manifest does not" for key, q in theirs.items() if key not in ours]
+            out += [f"player {_named(p)}{d}" for d in _player_differences(p, q)]
+    out += [f"player {_named(q)}: the log has them, the manifest does not" for key, q in theirs.items() if key not in ours]
     return out
 
 
 def _key(p: PlayerStanding) -> str:
     return p.player_id or p.name
+
+
+def _named(p: PlayerStanding) -> str:
+    """The player's name and, where they have one, their id: two bots at a table share a name."""
+    return f"{p.name} ({p.player_id})" if p.player_id else p.name
 
 
 def _player_differences(said: PlayerStanding, found: PlayerStanding) -> Iterator[str]:

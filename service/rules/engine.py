@@ -16,10 +16,10 @@ from service.events.audit import line
 from service.events.envelope import GENESIS, Envelope, actor_name, actor_seat, canonical, seal, seed_commitment
 from service.events.export import ExportHeader
 
-from . import free_parking
+from . import free_parking, solitaire
 from .rng import RNG_ID
 
-GAMES: dict[str, ModuleType] = {free_parking.KIND: free_parking}
+GAMES: dict[str, ModuleType] = {free_parking.KIND: free_parking, solitaire.KIND: solitaire}
 
 
 def rules_for(kind: str) -> ModuleType:
@@ -27,6 +27,17 @@ def rules_for(kind: str) -> ModuleType:
         return GAMES[kind]
     except KeyError:
         raise ValueError(f"unknown game kind {kind!r}; known: {', '.join(GAMES)}") from None
+
+
+def seat_range(kind: str) -> tuple[int, int]:
+    """The fewest and most seats ``kind``'s config admits, read off its ``seats`` field (a bounded int or a literal)."""
+    config = rules_for(kind).CONFIG
+    field = next(f for f in msgspec.inspect.type_info(config).fields if f.name == "seats")  # type: ignore[attr-defined]
+    seats = field.type
+    if isinstance(seats, msgspec.inspect.LiteralType):
+        return min(seats.values), max(seats.values)
+    assert isinstance(seats, msgspec.inspect.IntType) and seats.ge is not None and seats.le is not None, f"{config.__name__}.seats is unbounded"
+    return seats.ge, seats.le
 
 
 class Game:

@@ -13,10 +13,10 @@ import msgspec
 
 from service.events import free_parking as ev
 from service.events.common import Create, SeatTaken, SeedRevealed, TakeSeat, Timeout
-from service.events.envelope import seed_commitment
 
 from .. import rng
 from ..errors import RuleViolation
+from ..setup import created
 from . import actions, cards
 from .evolve import evolve
 from .state import State
@@ -129,17 +129,7 @@ def _opponent(s: State, seat: int, target: int) -> None:
 
 def _create(b: Batch, c: Create, seat: int | None) -> None:
     _server_only(seat)
-    if b.state.phase != "new":
-        raise RuleViolation("already_created", "This game already exists")
-    b.emit(
-        ev.GameCreated(
-            kind="free-parking",
-            config=b.state.config,
-            seed_commitment=seed_commitment(b.state.seed),
-            rules_version=RULES_VERSION,
-            rng=rng.RNG_ID,
-        )
-    )
+    b.emit(created(ev.GameCreated, "free-parking", b.state, RULES_VERSION))
 
 
 def _take_seat(b: Batch, c: TakeSeat, seat: int | None) -> None:

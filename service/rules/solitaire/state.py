@@ -1,0 +1,84 @@
+"""The solitaire's board as immutable data: what ``evolve`` folds events into.
+
+Besides the layout, the state keeps the ``history`` that unlimited undo steps back through: one
+``Step`` per move or redeal still standing, holding what it changed.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from service.events.base import Player
+from service.events.solitaire import SolitaireConfig
+
+from .layout import Layout, Played
+
+Phase = Literal["new", "waiting", "playing", "won", "lost"]
+REDEALS = 2
+"""Two redeals a game (RULES.md §2)."""
+
+
+class Seat(msgspec.Struct, frozen=True):
+    """The one seat; ``player`` as the service's seat lists expect it."""
+
+    player: Player | None = None
+
+
+class Step(msgspec.Struct, frozen=True):
+    """A move or redeal that undo can take back: its seq, kind, and the position before it."""
+
+    seq: int
+    kind: Literal["card_moved", "redealt"]
+    layout: Layout
+    redeals_used: int
+    last: Played | None
+
+
+class State(msgspec.Struct, frozen=True):
+    config: SolitaireConfig
+    seed: bytes
+    version: int = 0
+    phase: Phase = "new"
+    seats: tuple[Seat, ...] = (Seat(),)
+    layout: Layout | None = None
+    redeals_used: int = 0
+    history: tuple[Step, ...] = ()
+    last: Played | None = None
+    """The last move still standing, with where its card came from: the hint never sends it straight back."""
+    lost_reason: str | None = None
+
+    @property
+    def n(self) -> int:
+        return 1
+
+    @property
+    def redeals_left(self) -> int:
+        return REDEALS - self.redeals_used
+
+    @property
+    def over(self) -> bool:
+        return self.phase in ("won", "lost")
+
+    @property
+    def winner(self) -> int | None:
+        """The one seat once the game is won: what the service's tools read of every game's end."""
+        return 0 if self.phase == "won" else None
+
+    @property
+    def pending(self) -> None:
+        """Solitaire never waits on an answer: the service's schedulers read ``pending`` of every game."""
+        return None
+
+    @property
+    def turn_seat(self) -> int:
+        """Always the one seat's turn (the bots' ``next_move`` reads it)."""
+        return 0
+
+    def opponents(self, seat: int) -> list[int]:
+        return []
+
+
+def initial(config: SolitaireConfig, seed: bytes) -> State:
+    return State(config=config, seed=seed)

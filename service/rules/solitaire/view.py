@@ -1,0 +1,66 @@
+"""``view``: the board as the player (or anyone) sees it. Everything is face up; only the seed is hidden
+until the game ends, because it decides the redeals still to come."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from service.events.solitaire import SolitaireClientCommand
+
+from . import layout as grid
+from .hint import hint
+from .legal import legal_commands
+from .state import State
+
+
+class SolitaireView(msgspec.Struct, kw_only=True):
+    game_id: str = ""
+    kind: Literal["solitaire"] = "solitaire"
+    status: Literal["waiting", "playing", "finished"]
+    version: int
+    head: str = ""
+    seat: int | None
+    name: str | None
+    player_id: str | None = None
+    layout: list[list[str | None]]
+    """Rows 0..3; index ``i`` of a row is slot ``i + 1``; ``null`` is a gap."""
+    runs: list[int]
+    redeals_left: int
+    can_undo: bool
+    hint: SolitaireClientCommand | None
+    legal: list[SolitaireClientCommand]
+    result: Literal["won", "lost"] | None
+    reason: Literal["no_moves", "resigned"] | None = None
+    seed_chosen: bool = False
+
+
+def status_of(s: State) -> Literal["waiting", "playing", "finished"]:
+    if s.phase in ("new", "waiting"):
+        return "waiting"
+    return "finished" if s.over else "playing"
+
+
+def view(s: State, seat: int | None, *, reveal: bool = False) -> SolitaireView:
+    """What ``seat`` (``None``: a spectator) sees; the same board for all, the commands only for the player."""
+    own = seat == 0
+    player = s.seats[0].player
+    board = s.layout
+    playing = own and s.phase == "playing"
+    return SolitaireView(
+        status=status_of(s),
+        version=s.version,
+        seat=0 if own else None,
+        name=player.name if player else None,
+        player_id=player.player_id if player else None,
+        layout=[list(row) for row in board] if board else [],
+        runs=list(grid.runs(board)) if board else [],
+        redeals_left=s.redeals_left,
+        can_undo=playing and bool(s.history),
+        hint=hint(s) if playing else None,  # type: ignore[arg-type]
+        legal=legal_commands(s, 0) if own else [],  # type: ignore[arg-type]
+        result=s.phase if s.over else None,  # type: ignore[arg-type]
+        reason=s.lost_reason,  # type: ignore[arg-type]
+        seed_chosen=s.config.seed_chosen,
+    )

@@ -50,6 +50,7 @@ RECIPES: tuple[Recipe, ...] = (
     Recipe("fp-5-random", 5, ("random",) * 5, options={"response_seconds": 30}),
     Recipe("fp-8-greedy-timeouts", 8, ("greedy",) * 8, timeouts=0.5),
     Recipe("fp-3-tournament", 3, ("greedy", "random", "greedy"), timeouts=0.1, options={"mode": "tournament"}),
+    Recipe("sol-greedy", 1, ("greedy",), kind="solitaire"),
 )
 
 

@@ -6,7 +6,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from service.bots import bot, next_move
+from service.bots import Bot, bot, next_move
 from service.events.base import Player
 from service.events.common import Create, TakeSeat, Timeout
 from service.events.envelope import Envelope
@@ -41,10 +41,21 @@ def new_game(kind: str, seats: int, seed: bytes, game_id: str, bots: list[str], 
     return sim
 
 
-def play(sim: Simulation, bots: list[str], rnd: random.Random, *, timeouts: float = 0.0, max_commands: int = 20_000) -> Iterator[Envelope]:
-    """Play until the game ends; with ``timeouts`` > 0 that share of waits is left to the server's deadline."""
+def play(
+    sim: Simulation,
+    bots: list[str],
+    rnd: random.Random,
+    *,
+    timeouts: float = 0.0,
+    max_commands: int = 20_000,
+    players: list[Bot] | None = None,
+) -> Iterator[Envelope]:
+    """Play until the game ends; with ``timeouts`` > 0 that share of waits is left to the server's deadline.
+
+    ``players`` are bots already built, for a caller that sets them up (a search budget); by default each
+    seat's bot is built from its name in ``bots``."""
     rules = sim.game.rules
-    players = [bot(rules.KIND, name) for name in bots]
+    players = players or [bot(rules.KIND, name) for name in bots]
     for _ in range(max_commands):
         s = sim.game.state
         if rules.status_of(s) == "finished":

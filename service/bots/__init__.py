@@ -8,6 +8,7 @@ from typing import Any, Protocol
 import msgspec
 
 from .free_parking import BOTS as FREE_PARKING_BOTS
+from .solitaire import BOTS as SOLITAIRE_BOTS
 
 
 class Bot(Protocol):
@@ -17,7 +18,7 @@ class Bot(Protocol):
         """A command from ``legal``, or ``None`` to let the moment pass (only when not obliged to act)."""
 
 
-BOTS: dict[str, dict[str, type]] = {"free-parking": FREE_PARKING_BOTS}
+BOTS: dict[str, dict[str, type]] = {"free-parking": FREE_PARKING_BOTS, "solitaire": SOLITAIRE_BOTS}
 
 
 def bot(kind: str, name: str) -> Bot:

@@ -15,10 +15,11 @@ from rich.table import Table
 from replays.verify import Verdict, verify
 from service.events.export import dumps, load
 from service.rules.engine import GAMES, Game, audit_lines, export_header
+from service.rules.solitaire.layout import render
 from service.simulate import Simulation, new_game, play
 
 from . import seeds
-from .simulate import bot_names
+from .simulate import bot_names, default_bots, seats_of
 
 
 def play_game(kind: str, seats: int, bots: tuple[str, ...], base: bytes, timeouts: float) -> Simulation:
@@ -61,6 +62,17 @@ def show(sim: Simulation, seed_option: str, verdict: Verdict, console: Console) 
     for text in audit_lines(game.rules, sim.envelopes, reveal=True):
         console.print(text, markup=False, highlight=False, soft_wrap=True)
     console.print()
+    if game.rules.KIND == "solitaire":
+        console.print(render(game.state.layout), markup=False, highlight=False)
+        outcome = "won" if game.state.phase == "won" else f"lost ({game.state.lost_reason})"
+        console.print(outcome, style="bold green" if game.state.phase == "won" else "bold yellow", markup=False)
+    else:
+        _show_winner(game, console)
+    console.print(verdict.summary(), style="green" if verdict.ok else "bold red", markup=False, highlight=False)
+    console.print(f"play this game again with --seed {seed_option}", style="dim", markup=False)
+
+
+def _show_winner(game: Game, console: Console) -> None:
     console.print(scores(game))
     winner = game.state.winner
     if winner is None:
@@ -69,19 +81,18 @@ def show(sim: Simulation, seed_option: str, verdict: Verdict, console: Console) 
         player = game.view(None, reveal=True).players[winner]
         text = f"winner: seat {winner} ({player.name}) with {player.points} points"
         console.print(text, style="bold green", markup=False)
-    console.print(verdict.summary(), style="green" if verdict.ok else "bold red", markup=False, highlight=False)
-    console.print(f"play this game again with --seed {seed_option}", style="dim", markup=False)
 
 
 def main(args: argparse.Namespace) -> int:
     console = Console(soft_wrap=True)
     try:
-        bots = bot_names(args.kind, args.bots)
+        bots = bot_names(args.kind, args.bots or default_bots(args.kind, "greedy,random"))
         base = seeds.parse_base(args.seed)
+        seats = seats_of(args.kind, args.seats)
     except ValueError as e:
         console.print(f"error: {e}", markup=False)
         return 2
-    sim = play_game(args.kind, args.seats, bots, base, args.timeouts)
+    sim = play_game(args.kind, seats, bots, base, args.timeouts)
     verdict = own_verdict(sim)
     show(sim, args.seed or f"0x{base.hex()}", verdict, console)
     return 0 if verdict.ok else 1
@@ -95,8 +106,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kind", choices=sorted(GAMES), default="free-parking", help="the game (default free-parking)")
-    p.add_argument("--seats", type=int, choices=range(2, 9), default=4, metavar="2-8", help="seats (default 4)")
-    p.add_argument("--bots", default="greedy,random", help="bots seated in turn (default greedy,random)")
+    p.add_argument("--seats", type=int, help="seats (default 4, or what the kind allows: a solitaire has 1)")
+    p.add_argument("--bots", help="bots seated in turn (default greedy,random, or greedy where the kind has no random)")
     p.add_argument("--seed", help="base seed, decimal or hex (default: random, printed so the game can be replayed)")
     p.add_argument(
         "--timeouts", type=float, default=0.1, help="share of waits left to the server's deadline (default 0.1)"

@@ -23,7 +23,7 @@ from rich.table import Table
 
 from service.bots import BOTS
 from service.events.export import dumps
-from service.rules.engine import GAMES, export_header
+from service.rules.engine import GAMES, export_header, seat_range
 from service.simulate import new_game, play
 
 from . import seeds
@@ -51,16 +51,31 @@ class Outcome:
     winner_bot: str | None
 
 
-def seat_range(text: str) -> tuple[int, int]:
-    """``--seats``: ``4``, or ``2-8`` to cycle through every count from 2 to 8."""
+def seat_counts(text: str) -> tuple[int, int]:
+    """``--seats``: ``4``, or ``2-8`` to cycle through every count from 2 to 8 (checked against the kind later)."""
     lo, _, hi = text.partition("-")
     try:
         low, high = int(lo), int(hi or lo)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a seat count (4) or a range (2-8)") from None
-    if not 2 <= low <= high <= 8:
-        raise argparse.ArgumentTypeError(f"{text!r}: seats go from 2 to 8, low to high")
+    if not 1 <= low <= high:
+        raise argparse.ArgumentTypeError(f"{text!r}: seats go low to high, from 1")
     return low, high
+
+
+def seats_of(kind: str, wanted: int | None) -> int:
+    """``wanted`` seats, if the kind allows them; else (none asked) 4, or the nearest count the kind allows."""
+    low, high = seat_range(kind)
+    if wanted is None:
+        return min(max(4, low), high)
+    if not low <= wanted <= high:
+        raise ValueError(f"a {kind} game has {low} to {high} seats, not {wanted}" if low < high else f"a {kind} game has {low} seat(s), not {wanted}")
+    return wanted
+
+
+def default_bots(kind: str, preferred: str) -> str:
+    """``preferred`` (a comma list) where the kind has every one of those bots, else its greedy bot."""
+    return preferred if all(n in BOTS[kind] for n in preferred.split(",")) else "greedy"
 
 
 def bot_names(kind: str, text: str) -> tuple[str, ...]:
@@ -170,15 +185,16 @@ def _wins(what: str, wins: Counter, played: Counter | None) -> Table:
 def main(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     try:
-        bots = bot_names(args.kind, args.bots)
+        bots = bot_names(args.kind, args.bots or default_bots(args.kind, "greedy"))
         base = seeds.parse_base(args.seed)
+        seats = (seats_of(args.kind, args.seats[0]), seats_of(args.kind, args.seats[1])) if args.seats else (seats_of(args.kind, None),) * 2
     except ValueError as e:
         console.print(f"error: {e}", markup=False)
         return 2
     if args.games < 1 or not 0 <= args.timeouts <= 1:
         console.print("error: --games must be at least 1 and --timeouts between 0 and 1", markup=False)
         return 2
-    specs = plan(args.kind, args.games, args.seats, bots, base, args.timeouts)
+    specs = plan(args.kind, args.games, seats, bots, base, args.timeouts)
     jobs = args.jobs or os.cpu_count() or 1
     out_dir = Path(args.export)
     started = time.perf_counter()
@@ -197,9 +213,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help="play bot games in memory and export each one", description=description)
     p.add_argument("kind", choices=sorted(GAMES), help="the game")
     p.add_argument("--games", type=int, default=100, help="how many games (default 100)")
-    p.add_argument("--seats", type=seat_range, default=(4, 4), help="seats: 4, or a range like 2-8 (default 4)")
+    p.add_argument("--seats", type=seat_counts, help="seats: 4, or a range like 2-8 (default 4, or what the kind allows)")
     p.add_argument("--export", required=True, metavar="DIR", help="write DIR/<game_id>.ndjson for every game")
-    p.add_argument("--bots", default="greedy", help="bots seated in turn, e.g. greedy,random (default greedy)")
+    p.add_argument("--bots", help="bots seated in turn, e.g. greedy,random (default greedy)")
     p.add_argument("--seed", help="base seed, decimal or hex (default: random, printed so the run can be repeated)")
     p.add_argument("--timeouts", type=float, default=0.0, help="share of waits left to the server's deadline (0-1)")
     p.add_argument("--jobs", type=int, default=0, help="worker processes (default: one per CPU)")

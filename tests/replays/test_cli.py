@@ -11,7 +11,7 @@ import pytest
 from replays.__main__ import main as replays_main
 from service.__main__ import main as service_main
 from service.cli import seeds
-from service.cli.simulate import plan, seat_range
+from service.cli.simulate import plan, seat_counts, seats_of
 from service.events.export import dumps
 
 from .forge import export_of, index_of, replace, with_public
@@ -132,12 +132,27 @@ def test_the_same_seed_writes_the_same_games_with_any_number_of_jobs(tmp_path, c
 
 
 def test_a_seat_range_cycles_through_every_count():
-    specs = plan("free-parking", 8, seat_range("2-5"), ("greedy", "random"), b"base")
+    specs = plan("free-parking", 8, seat_counts("2-5"), ("greedy", "random"), b"base")
     assert [s.seats for s in specs] == [2, 3, 4, 5, 2, 3, 4, 5]
     assert specs[2].bots == ("greedy", "random", "greedy", "random")
     assert len({s.seed for s in specs}) == 8 and specs[0].seed == seeds.game_seed(b"base", 0)
-    with pytest.raises(Exception, match="seats go from 2 to 8"):
-        seat_range("1-9")
+    with pytest.raises(Exception, match="seats go low to high"):
+        seat_counts("5-2")
+    with pytest.raises(ValueError, match="a free-parking game has 2 to 8 seats, not 9"):
+        seats_of("free-parking", 9)
+
+
+def test_each_kind_gets_the_seats_it_allows():
+    assert seats_of("free-parking", None) == 4 and seats_of("solitaire", None) == 1
+    with pytest.raises(ValueError, match="a solitaire game has 1 seat"):
+        seats_of("solitaire", 2)
+
+
+def test_simulate_and_play_run_a_solitaire(tmp_path, capsys):
+    assert service_main(["simulate", "solitaire", "--games", "3", "--seed", "9", "--jobs", "1", "--export", str(tmp_path)]) == 0
+    assert len(list(tmp_path.iterdir())) == 3
+    assert service_main(["play", "--kind", "solitaire", "--seed", "9"]) == 0
+    assert "every command re-decided" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("text", "base"), [("42", (42).to_bytes(32, "big")), ("0x2a", b"\x2a"), ("abc", b"\x0a\xbc")])

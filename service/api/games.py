@@ -25,6 +25,7 @@ from service.rules.engine import Game, rules_for
 from service.rules.errors import RuleViolation
 
 from .errors import ApiError, not_found
+from .kinds import KINDS
 from .schedule import due_at
 
 RETRIES = 4
@@ -129,16 +130,25 @@ class Games:
     # --- creating and seating -----------------------------------------------------------------
 
     @staticmethod
-    def config(kind: str, seats: int, options: dict[str, Any]) -> Any:
-        """The game's config from a request's kind, seats and options: a 400 that says what is wrong, else the config."""
+    def config(kind: str, seats: int, options: dict[str, Any], *, seed_chosen: bool = False) -> Any:
+        """The game's config from a request's kind, seats and options: a 400 that says what is wrong, else the config.
+
+        ``seed_chosen`` marks a game dealt from a seed its creator gave, in a kind that records it (solitaire)."""
         try:
             rules = rules_for(kind)
         except ValueError as e:
             raise ApiError(400, "invalid_request", str(e)[:1].upper() + str(e)[1:], kind=kind) from None  # a sentence
         if "seats" in options:  # else the options would seat more players than the game's answer and index say
             raise ApiError(400, "invalid_request", "Give the number of seats as `seats`, not among the options")
+        if "seed_chosen" in options:
+            raise ApiError(400, "invalid_request", "`seed_chosen` is the service's to set: give a `seed` to choose the deal")
+        low, high = KINDS[kind].seats
+        if not low <= seats <= high:
+            admits = f"exactly {low} seat" if low == high else f"{low} to {high} seats"
+            raise ApiError(400, "invalid_request", f"A {kind} game has {admits}, not {seats} (`$.seats`)", kind=kind)
+        marks = {"seed_chosen": True} if seed_chosen and KINDS[kind].chosen_seed else {}
         try:
-            return msgspec.convert({"seats": seats, **options}, rules.CONFIG)
+            return msgspec.convert({"seats": seats, **options, **marks}, rules.CONFIG)
         except msgspec.ValidationError as e:
             raise ApiError(400, "invalid_request", f"Invalid options for {kind}: {e}") from None
 
@@ -152,8 +162,10 @@ class Games:
         game_id: str | None = None,
         meta: dict[str, str] | None = None,
     ) -> Game:
-        """Create a game; a tournament names its table's id (in its partition) and adds its own ``meta``."""
-        config = self.config(kind, seats, options)
+        """Create a game; a tournament names its table's id (in its partition) and adds its own ``meta``.
+
+        A ``seed`` given here was chosen (by the admin, or by a solitaire player): kinds that keep statistics mark it."""
+        config = self.config(kind, seats, options, seed_chosen=seed is not None)
         game_id = game_id or "g_" + secrets.token_hex(8)
         seed = seed if seed is not None else secrets.token_bytes(32)
         game = Game.new(kind, game_id, config, seed)

@@ -24,7 +24,7 @@ _STATUS_TEXT = {
     404: "No such game, tournament or player (`not_found`)",
     409: "Stale `expected_version`, a reused `command_id`, a seat taken or a game full",
     413: "Body over the size limit (`body_too_large`)",
-    422: "The rules forbid it now (a rule code: `not_your_turn`, `meter_too_low`, …)",
+    422: "The rules forbid it now (a rule code: `not_your_turn`, `meter_too_low`, …), or the command is another kind's (`wrong_kind`)",
     503: "The store cannot be reached; nothing was written (`store_unavailable`)",
 }
 
@@ -45,6 +45,21 @@ class Operation:
 
 
 REGISTRY: list[Operation] = []
+REF = "#/components/schemas/{name}"
+COMPONENTS: list[Any] = []
+"""Types a hand-written schema refers to (``REF``): published even when no route names them itself."""
+EXTRA: dict[str, dict[str, Any]] = {}
+"""Keywords added to a type's own schema, by component name: what msgspec cannot derive from the type alone."""
+
+
+def component(*types: Any) -> None:
+    """Publish ``types`` under ``#/components/schemas`` (a schema built by hand refers to them by ``REF``)."""
+    COMPONENTS.extend(t for t in types if t not in COMPONENTS)
+
+
+def extend(struct: type, schema: dict[str, Any]) -> None:
+    """Add ``schema``'s keywords to ``struct``'s published schema (e.g. an ``anyOf`` tying fields together)."""
+    EXTRA[struct.__name__] = schema
 
 
 def doc(method: str, path: str, summary: str, **kw: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -58,10 +73,12 @@ def doc(method: str, path: str, summary: str, **kw: Any) -> Callable[[Callable[.
 
 
 def spec(title: str = "Free Parking", version: str = "1") -> dict[str, Any]:
-    types: list[Any] = [ErrorResponse]
+    types: list[Any] = [ErrorResponse, *COMPONENTS]
     for op in REGISTRY:
         types += [t for t in (op.body, *op.answers.values()) if t is not None and t is not str]
-    schemas, components = msgspec.json.schema_components(types, ref_template="#/components/schemas/{name}")
+    schemas, components = msgspec.json.schema_components(types, ref_template=REF)
+    for name, extra in EXTRA.items():
+        components[name] = {**components[name], **extra}
     refs = dict(zip(types, schemas, strict=True))
     paths: dict[str, dict[str, Any]] = {}
     for op in REGISTRY:

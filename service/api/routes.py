@@ -12,13 +12,20 @@ from sanic.response import ResponseStream
 from service.events.base import Player
 from service.events.envelope import canonical, redacted, seed_commitment
 from service.events.export import dump
-from service.projections import read_audit, read_leaderboard, read_results, read_scores
+from service.projections import (
+    read_audit,
+    read_leaderboard,
+    read_results,
+    read_scores,
+    read_stats,
+)
 from service.rules.engine import GAMES, Game, audit_lines, export_header
 
 from . import schemas as s
 from .auth import Caller, TokenRecord, caller, issue, new_id, require
 from .errors import ApiError, bad_body
 from .games import Games, now_ms
+from .kinds import KINDS, default_seats, other_kind
 from .openapi import doc
 
 bp = Blueprint("api")
@@ -109,13 +116,18 @@ async def register(request: Request) -> HTTPResponse:
 @bp.post("/games")
 @doc("post", "/games", "Create a game", body=s.CreateGame, answers={201: s.GameCreatedAnswer}, errors=(400, 401, 403, 413, 503))
 async def create_game(request: Request) -> HTTPResponse:
+    """``seed`` fixes the deal: the admin's, or a solitaire player's own choice (nobody else sees that one table's
+    hands); such a game is marked in its config (``seed_chosen``) and counted apart in the player's statistics."""
     body = _decode(request, s.CreateGame)
     who = await _caller(request)
-    if body.seed is not None and not who.admin:
-        raise ApiError(403, "forbidden", "Only the admin may fix a game's seed: whoever knows it sees every hand")
-    game = await _games(request).create(body.kind, body.seats, body.options, bytes.fromhex(body.seed) if body.seed else None)
+    kind = KINDS.get(body.kind)
+    seats = body.seats if body.seats is not msgspec.UNSET else default_seats(kind) if kind else 0
+    Games.config(body.kind, seats, body.options)  # a bad kind, seats or options: 400 before any question of the seed
+    if body.seed is not None and not who.admin and not (kind and kind.chosen_seed):
+        raise ApiError(403, "forbidden", "Only the admin may fix this game's seed: whoever knows it sees every hand")
+    game = await _games(request).create(body.kind, seats, body.options, bytes.fromhex(body.seed) if body.seed else None)
     commitment = seed_commitment(game.seed)
-    return _answer(s.GameCreatedAnswer(game.game_id, body.kind, body.seats, commitment, game.version, game.head), 201)
+    return _answer(s.GameCreatedAnswer(game.game_id, body.kind, seats, commitment, game.version, game.head), 201)
 
 
 @bp.get("/games")
@@ -149,7 +161,10 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
     registered = who.player_id is not None and who.guest_of is None
     if (body.name is None) == (body.bot is None) and not (registered and body.bot is None):
         raise ApiError(400, "invalid_request", "Send either a name or a bot (a registered player's token needs neither)")
-    await _games(request).load(game_id)
+    game = await _games(request).load(game_id)
+    if body.bot is not None and body.bot not in KINDS[game.rules.KIND].bots:
+        bots = ", ".join(KINDS[game.rules.KIND].bots) or "none"
+        raise ApiError(400, "invalid_request", f"A {game.rules.KIND} game seats these bots: {bots}", bot=body.bot)
     meta = await store.meta(game_id) or {}
     reserved = frozenset(msgspec.json.decode(meta.get("reserved", "[]"), type=list[str]))  # a tournament table's
     token: str | None = None
@@ -181,10 +196,7 @@ async def command(request: Request, game_id: str) -> HTTPResponse:
     who = require(await _caller(request))
     games = _games(request)
     game = await games.load(game_id)
-    try:
-        cmd = game.codec.decode_command(request.body or b"")
-    except (msgspec.DecodeError, RecursionError) as e:
-        raise bad_body(e, "invalid_command") from None
+    cmd = _command(game, request.body or b"")
     seat = _seat_of(game, who)
     if seat is None:
         game = await games.fresh(game_id)
@@ -205,6 +217,22 @@ async def command(request: Request, game_id: str) -> HTTPResponse:
     view = game.view(_seat_of(game, who), reveal=who.admin)
     last = executed.envelopes[-1]
     return _answer(s.CommandAnswer(last.seq, last.hash, events, view))
+
+
+def _command(game: Game, body: bytes) -> msgspec.Struct:
+    """The body as a command of the game's kind (its server commands too: the rules refuse those, 422 ``server_only``);
+    a command of another kind is 422 ``wrong_kind``, since it is well formed, only not for this game."""
+    try:
+        return game.codec.decode_command(body)
+    except (msgspec.DecodeError, RecursionError) as e:
+        error: Exception = e
+    try:
+        other = other_kind(body, game.rules.KIND)
+    except (msgspec.DecodeError, RecursionError) as e:  # another kind's command, malformed: its own error says how
+        error, other = e, None
+    if other is not None:
+        raise ApiError(422, "wrong_kind", f"This is a {game.rules.KIND} game, and that is a {other[0]} command", kind=game.rules.KIND)
+    raise bad_body(error, "invalid_command")
 
 
 @bp.get("/games/<game_id:str>/events")
@@ -257,6 +285,19 @@ async def player(request: Request, player_id: str) -> HTTPResponse:
         raise ApiError(404, "not_found", f"No player has the id {player_id!r}", id=player_id)
     results, _ = await read_results(store, player_id)
     return _answer(s.PlayerAnswer(player_id, info["name"], results))
+
+
+@bp.get("/players/<player_id:str>/stats")
+@doc("get", "/players/<player_id:str>/stats", "A registered player's solitaire statistics (a read model: finished games only)",
+     answers={200: s.StatsAnswer}, errors=(404, 503), auth="none")
+async def player_stats(request: Request, player_id: str) -> HTTPResponse:
+    """Played, won, win rate, best and median time, with games on a seed the player chose counted apart from dealt
+    ones; ``as_of`` is the end of the latest game counted (the projector may not have reached the newest yet)."""
+    store = request.app.ctx.store
+    info = await store.player(player_id)
+    if info is None:
+        raise ApiError(404, "not_found", f"No player has the id {player_id!r}", id=player_id)
+    return _answer(s.StatsAnswer(player_id=player_id, name=info["name"], solitaire=await read_stats(store, player_id)))
 
 
 LEADERS_LIMIT = (1, 200, 50)

@@ -7,10 +7,11 @@ worker started after a crash — finds overdue deadlines and waiting bots again.
 from __future__ import annotations
 
 import random
+from collections import OrderedDict
 
 import msgspec
 
-from service.bots import bot, next_move
+from service.bots import Bot, bot, next_move
 from service.events.common import Timeout
 from service.rules.engine import Game
 
@@ -19,6 +20,25 @@ class ServerMove(msgspec.Struct, frozen=True):
     command: msgspec.Struct
     seat: int | None
     command_id: str
+
+
+SEATED_BOTS = 10_000
+"""Bots this worker keeps between their moves (the least recently used go first)."""
+_seated: OrderedDict[tuple[str, int, str], Bot] = OrderedDict()
+
+
+def seated_bot(game_id: str, seat: int, kind: str, name: str) -> Bot:
+    """The bot at ``seat`` of ``game_id``, the same one move after move in this worker: a bot may follow a plan it
+    searched for (the solitaire solver follows its line; one made afresh each move would search again each time).
+    A bot checks its plan against the board it is shown, so one this worker lost or another worker's moves are safe."""
+    key = (game_id, seat, name)
+    player = _seated.get(key)
+    if player is None:
+        player = _seated[key] = bot(kind, name)
+        while len(_seated) > SEATED_BOTS:
+            _seated.popitem(last=False)
+    _seated.move_to_end(key)
+    return player
 
 
 def bot_seats(game: Game) -> dict[int, str]:
@@ -50,7 +70,7 @@ def server_move(game: Game, now: int) -> ServerMove | None:
         if now >= pending.deadline_at:
             return ServerMove(Timeout(), None, f"timeout:{game.game_id}:{game.version}")
         return None
-    players = [bot(rules.KIND, bots.get(i, "random")) for i in range(s.n)]
+    players = [seated_bot(game.game_id, i, rules.KIND, bots[i]) if i in bots else bot(rules.KIND, "random") for i in range(s.n)]
     rnd = random.Random(f"{game.game_id}:{game.version}")
     move = next_move(rules, s, players, rnd, seats=set(bots))
     if move is None:

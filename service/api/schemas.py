@@ -2,24 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Union
 
 import msgspec
 
 from service.events.base import CommandId
 from service.events.envelope import Envelope
-from service.events.free_parking import FreeParkingClientCommand
 from service.projections.leaderboard import Leader
 from service.projections.results import PlayerResults
 from service.projections.scores import Scores
+from service.projections.solitaire_stats import SolitaireStats
 from service.rules.free_parking.standings import TableStanding
-from service.rules.engine import GAMES
-from service.rules.free_parking.view import FreeParkingView
 
 from .errors import describe_pattern
+from .kinds import ALL_COMMANDS, BOT_NAMES, KINDS
+from .openapi import REF, component, extend
 
-ClientCommand = FreeParkingClientCommand
-GameView = FreeParkingView
+ClientCommand = Union[ALL_COMMANDS]  # noqa: UP007 - every kind's commands, each by its tag: one documented body
+
+
+def _views() -> Any:
+    """The view a game answers with: its kind's. One kind: that struct; several: any of them (each names its ``kind``)."""
+    views = [k.view for k in KINDS.values()]
+    if len(views) == 1:
+        return views[0]
+    component(*views)
+    return Annotated[Any, msgspec.Meta(extra_json_schema={"anyOf": [{"$ref": REF.format(name=v.__name__)} for v in views]})]
+
+
+GameView = _views()
 
 # No control character (C0, DEL, C1), line or paragraph separator (a name is shown inside one line of the audit
 # log; str.splitlines breaks at U+0085, U+2028, U+2029) or bidirectional embedding, override or isolate (it would
@@ -51,35 +62,44 @@ class PlayerCreated(msgspec.Struct):
     token: str
 
 
-def _configs() -> list[dict[str, Any]]:
-    """Each kind's config as a JSON schema object (its options, and ``seats``)."""
-    out = []
-    for module in GAMES.values():
-        _, components = msgspec.json.schema_components([module.CONFIG])
-        schema = dict(components[module.CONFIG.__name__])
-        assert "$ref" not in repr(schema), "a kind's config refers to other schemas: inline them here"
-        out.append(schema)
-    return out
-
-
 def _options_schema() -> dict[str, Any]:
-    """``options`` is decoded by the kind's config (``Games.create``); documented here as what that admits."""
-    kinds = []
-    for config in _configs():
-        properties = {k: v for k, v in config["properties"].items() if k != "seats"}
-        kinds.append({"type": "object", "properties": properties, "additionalProperties": False})
+    """``options`` is decoded by the kind's config (``Games.create``); documented here as what any kind admits
+    (``CreateGame``'s own schema then ties each kind to its options)."""
+    kinds = [k.options_schema() for k in KINDS.values()]
     return kinds[0] if len(kinds) == 1 else {"anyOf": kinds}
 
 
-SEATS_MIN = min(c["properties"]["seats"].get("minimum", 1) for c in _configs())
-SEATS_MAX = max(c["properties"]["seats"]["maximum"] for c in _configs())
+SEATS_MIN = min(k.seats[0] for k in KINDS.values())
+SEATS_MAX = max(k.seats[1] for k in KINDS.values())
 
 
 class CreateGame(Request):
-    kind: Annotated[str, msgspec.Meta(extra_json_schema={"enum": sorted(GAMES)})]  # checked by ``rules_for``: its message
-    seats: Annotated[int, msgspec.Meta(ge=SEATS_MIN, le=SEATS_MAX)] = 4
+    """``seats`` left out: four, or the nearest the kind admits (a solitaire has one). ``seed``: the admin's, or the
+    player's own choice where the kind allows it (solitaire: "play deal N again"; such games are counted apart)."""
+
+    kind: Annotated[str, msgspec.Meta(extra_json_schema={"enum": sorted(KINDS)})]  # checked by ``rules_for``: its message
+    seats: Annotated[int, msgspec.Meta(ge=SEATS_MIN, le=SEATS_MAX)] | msgspec.UnsetType = msgspec.UNSET
     options: Annotated[dict[str, Any], msgspec.Meta(extra_json_schema=_options_schema())] = {}
     seed: SeedHex | None = None
+
+
+def _each_kind() -> dict[str, Any]:
+    """What ties a body's ``kind`` to that kind's seats and options, so that a client (and a schema-driven fuzzer)
+    learns from the document which combinations the service accepts."""
+    alternatives = [
+        {
+            "properties": {
+                "kind": {"enum": [k.name]},
+                "seats": {"type": "integer", "minimum": k.seats[0], "maximum": k.seats[1]},
+                "options": k.options_schema(),
+            }
+        }
+        for k in KINDS.values()
+    ]
+    return {"anyOf": alternatives}
+
+
+extend(CreateGame, _each_kind())
 
 
 class GameCreatedAnswer(msgspec.Struct):
@@ -108,7 +128,7 @@ class JoinSeat(Request):
     """A seat for a person (``name``; with a player token, the registered player) or a server bot (``bot``)."""
 
     name: Name | None = None
-    bot: Literal["random", "greedy"] | None = None
+    bot: Literal[BOT_NAMES] | None = None  # the game's kind decides which (``POST /games/{id}/seats``)
 
 
 class SeatAnswer(msgspec.Struct):
@@ -149,6 +169,15 @@ class ScoresAnswer(msgspec.Struct):
     scores: Scores | None
 
 
+class StatsAnswer(msgspec.Struct, kw_only=True):
+    """A registered player's statistics per kind that keeps them (a read model of finished games: ``as_of`` says
+    which games it reflects)."""
+
+    player_id: str
+    name: str
+    solitaire: SolitaireStats
+
+
 class PlayerAnswer(msgspec.Struct):
     player_id: str
     name: str
@@ -157,20 +186,20 @@ class PlayerAnswer(msgspec.Struct):
 
 # --- tournaments -----------------------------------------------------------------------------------
 
-_FREE_PARKING = next(c for c in _configs() if c["title"] == "FreeParkingConfig")
+_FREE_PARKING = KINDS["free-parking"]
 PlayerId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 
 
 class TournamentTable(Request):
     """A table to create: its seats, and the registered players (ids from ``POST /players``) it reserves seats for."""
 
-    seats: Annotated[int, msgspec.Meta(ge=_FREE_PARKING["properties"]["seats"]["minimum"], le=_FREE_PARKING["properties"]["seats"]["maximum"])] = 4
-    players: Annotated[list[PlayerId], msgspec.Meta(max_length=_FREE_PARKING["properties"]["seats"]["maximum"])] = []
+    seats: Annotated[int, msgspec.Meta(ge=_FREE_PARKING.seats[0], le=_FREE_PARKING.seats[1])] = 4
+    players: Annotated[list[PlayerId], msgspec.Meta(max_length=_FREE_PARKING.seats[1])] = []
 
 
 _TOURNAMENT_OPTIONS = {
     "type": "object",
-    "properties": {**{k: v for k, v in _FREE_PARKING["properties"].items() if k != "seats"}, "mode": {"enum": ["tournament"]}},
+    "properties": {**_FREE_PARKING.options_schema()["properties"], "mode": {"enum": ["tournament"]}},
     "additionalProperties": False,
 }
 

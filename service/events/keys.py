@@ -89,5 +89,9 @@ class Keys:
         """A read model; ``ref`` is a game id (then it shares the game's slot) or a player id."""
         return f"{self.ns}:proj:{name}:{ref}"
 
+    def player_projection(self, name: str, player_id: str, part: str) -> str:
+        """One part of a player's read model kept in several keys: the player id is their hash tag, one slot for all."""
+        return f"{self.ns}:proj:{name}:{{{player_id}}}:{part}"
+
     def game_projection(self, name: str, game_id: str) -> str:
         return f"{self.ns}:proj:{name}:{self.tag(partition(game_id))}:{game_id}"

@@ -350,6 +350,24 @@ class Store:
         of their results; refused when a snapshot as new is already there. Absolute values: a repeat changes nothing."""
         return await self._write("project_leaderboard", player_id, seq, scores)
 
+    async def project_solitaire(self, player_id: str, game_id: str, bucket: str, time_ms: int, won: bool, finished_at: int) -> Projected:
+        """Count one finished solitaire in a player's statistics (``proj:solitaire:{<player_id>}:*``): its time in the
+        bucket's ``played`` (and, won, ``won``) sorted set and its end in ``games``, each keyed by the game id, so a
+        repeat changes nothing. ``applied``: whether anything was new."""
+        return await self._write("project_solitaire", player_id, game_id, bucket, time_ms, won, finished_at)
+
+    async def _op_project_solitaire(
+        self, player_id: str, game_id: str, bucket: str, time_ms: int, won: bool, finished_at: int
+    ) -> Projected:
+        key = self.keys.player_projection
+        pipe = self.r.pipeline(transaction=False)  # every key in the player's slot; each ZADD idempotent by itself
+        pipe.zadd(key("solitaire", player_id, f"played:{bucket}"), {game_id: time_ms})
+        if won:
+            pipe.zadd(key("solitaire", player_id, f"won:{bucket}"), {game_id: time_ms})
+        pipe.zadd(key("solitaire", player_id, "games"), {game_id: finished_at})
+        added = await pipe.execute()
+        return Projected(any(int(n) for n in added), finished_at)
+
     async def drop_projections(self) -> int:
         """Delete every read model (every ``proj:`` key of the namespace); answers how many keys went."""
         return await self._write("drop_projections")

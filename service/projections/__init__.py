@@ -15,6 +15,9 @@ Key layout (``ns`` is the store's namespace, ``{pN}`` the game's partition tag):
   ``won:<kind>``, ``points:<kind>``;
 - ``ns:proj:standings:{pN}:<tournament_id>`` — hash: ``g:<game_id>`` (a table's ``TableStanding`` as JSON) and
   ``c:<game_id>`` (the table's version it was folded to), upserted like the results (``standings.py``).
+- ``ns:proj:solitaire:{<player_id>}:played:<bucket>`` / ``…:won:<bucket>`` / ``…:games`` — sorted sets of a
+  player's finished solitaires (game id: its time, or its end), ``bucket`` ``dealt`` or ``chosen_seed``
+  (``solitaire_stats.py``);
 - ``ns:proj:leaderboard:{lb}:<kind>`` / ``…:all`` — sorted sets of registered players by wins, then points, and
   ``…:seq``, copied from snapshots of the players' results (``leaderboard.py``).
 
@@ -28,6 +31,7 @@ from .projector import Projector, project_game
 from .rebuild import rebuild
 from .results import read_results, registered
 from .scores import read_scores
+from .solitaire_stats import read_stats
 from .standings import read_standings
 
-__all__ = ["Projector", "project_game", "read_audit", "read_leaderboard", "read_results", "read_scores", "read_standings", "rebuild", "registered"]
+__all__ = ["Projector", "project_game", "read_audit", "read_leaderboard", "read_results", "read_scores", "read_standings", "read_stats", "rebuild", "registered"]

@@ -27,7 +27,7 @@ from service.events.keys import PARTITIONS
 from service.events.envelope import Envelope
 from service.events.store import Store, StoreUnavailable
 
-from . import audit, leaderboard, results, scores, standings
+from . import audit, leaderboard, results, scores, solitaire_stats, standings
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,7 @@ async def project_game(
             # before the checkpoint moves: a crash between the two writes repeats this upsert, which changes nothing
             stats.results += await results.record(store, new)
             await leaderboard.record_game(store, new)
+            await solitaire_stats.record(store, new)
         if standings.changes(new, envelopes):  # before the checkpoint moves too
             await standings.record(store, game_id, new.version)
         done = await store.project_game(game_id, applied, new.version, scores.encode(new), lines)
@@ -156,6 +157,7 @@ async def _project_batch(
             if new.status == "finished" and (model is None or model.status != "finished"):
                 stats.results += await results.record(store, new)  # before the checkpoint moves, as in project_game
                 await leaderboard.record_game(store, new)
+                await solitaire_stats.record(store, new)
             if standings.changes(new, envelopes):
                 await standings.record(store, g, new.version)
         except StoreUnavailable:

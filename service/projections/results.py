@@ -64,9 +64,13 @@ _result = msgspec.json.Decoder(GameResult)
 def results_of(scores: Scores) -> list[tuple[str, GameResult]]:
     """``(player_id, result)`` for every registered player of a finished game; none before it ends.
 
-    A player seated more than once counts once, with their best seat (the winning one if any).
+    A player seated more than once counts once, with their best seat (the winning one if any). A solitaire on a seed
+    its creator chose is left out: its line may be known, so its win would say nothing on a leaderboard (the
+    solitaire statistics count it, apart: ``solitaire_stats.py``).
     """
     if scores.status != "finished" or scores.finished_version is None:
+        return []
+    if scores.solitaire is not None and scores.solitaire.seed_chosen:
         return []
     best: dict[str, GameResult] = {}
     for seat in scores.seats:

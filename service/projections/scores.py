@@ -1,4 +1,5 @@
-"""The scores of a game: who sits where, their Point cards and points, the status and the winner.
+"""The scores of a game: who sits where, their Point cards and points, the status and the winner (a solitaire's:
+its outcome, runs, moves, redeals and time).
 
 A pure fold of the events' public parts (``fold``): the projector stores its result with the checkpoint
 (``ns:proj:scores:{pN}:<game_id>``, fields ``applied`` and ``model``). Points belong to the seat and the
@@ -9,7 +10,7 @@ follow the player (RULES.md §1, "Trade places").
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -31,6 +32,20 @@ class SeatScore(msgspec.Struct, kw_only=True, omit_defaults=True):
     point_cards: list[str] = []
 
 
+class SolitaireScore(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What a solitaire's scores keep: its outcome, how it was reached, how long it took, and whether the deal was
+    the player's choice (statistics keep those games apart)."""
+
+    seed_chosen: bool = False
+    result: Literal["won", "lost"] | None = None
+    reason: Literal["no_moves", "resigned"] | None = None
+    runs: list[int] = []  # each row's run when the game ended
+    moves: int = 0  # moves made, undone ones included
+    undos: int = 0
+    redeals: int = 0  # redeals standing at the end (one undone is given back)
+    time_ms: int | None = None  # from the first event to the last (the game's end)
+
+
 class Scores(msgspec.Struct, kw_only=True, omit_defaults=True):
     """One game's scores as of ``version`` (the last event folded in)."""
 
@@ -46,6 +61,7 @@ class Scores(msgspec.Struct, kw_only=True, omit_defaults=True):
     updated_at: int = 0
     finished_version: int | None = None  # the seq of the event that ended the game
     finished_at: int | None = None
+    solitaire: SolitaireScore | None = None
 
 
 _encoder = msgspec.json.Encoder()
@@ -165,6 +181,55 @@ def _game_won(s: Scores, e: Any, env: Envelope) -> None:
     s.finished_version, s.finished_at = env.seq, env.at
 
 
+# --- the solitaire -----------------------------------------------------------------------------
+
+WON_RUNS = [12, 12, 12, 12]
+"""A won board: every row two to king."""
+
+
+def _solitaire_created(s: Scores, e: Any, env: Envelope) -> None:
+    s.seats = [SeatScore(seat=0)]
+    s.solitaire = SolitaireScore(seed_chosen=e.config.seed_chosen)
+
+
+def _layout_dealt(s: Scores, e: Any, env: Envelope) -> None:
+    s.status = "playing"
+
+
+def _card_moved(s: Scores, e: Any, env: Envelope) -> None:
+    assert s.solitaire is not None
+    s.solitaire.moves += 1
+
+
+def _redealt(s: Scores, e: Any, env: Envelope) -> None:
+    assert s.solitaire is not None
+    s.solitaire.redeals += 1
+
+
+def _undone(s: Scores, e: Any, env: Envelope) -> None:
+    assert s.solitaire is not None
+    s.solitaire.undos += 1
+    if e.step == "redealt":
+        s.solitaire.redeals -= 1
+
+
+def _solitaire_ended(s: Scores, env: Envelope, result: Literal["won", "lost"]) -> None:
+    assert s.solitaire is not None
+    s.status, s.finished_version, s.finished_at = "finished", env.seq, env.at
+    s.solitaire.result, s.solitaire.time_ms = result, env.at - s.created_at
+
+
+def _solitaire_won(s: Scores, e: Any, env: Envelope) -> None:
+    _solitaire_ended(s, env, "won")
+    s.winner = 0
+    s.solitaire.runs, s.solitaire.redeals = list(WON_RUNS), e.redeals_used  # type: ignore[union-attr]
+
+
+def _solitaire_lost(s: Scores, e: Any, env: Envelope) -> None:
+    _solitaire_ended(s, env, "lost")
+    s.solitaire.reason, s.solitaire.runs = e.reason, list(e.runs)  # type: ignore[union-attr]
+
+
 Step = Callable[[Scores, Any, Envelope], None]
 
 STEPS: dict[str, dict[str, Step]] = {
@@ -177,6 +242,16 @@ STEPS: dict[str, dict[str, Step]] = {
         "point_card_moved": _point_card_moved,
         "places_traded": _places_traded,
         "game_won": _game_won,
+    },
+    "solitaire": {
+        "game_created": _solitaire_created,
+        "seat_taken": _seat_taken,
+        "layout_dealt": _layout_dealt,
+        "card_moved": _card_moved,
+        "redealt": _redealt,
+        "undone": _undone,
+        "game_won": _solitaire_won,
+        "game_lost": _solitaire_lost,
     },
 }
 """Per kind, the events that change the scores (every other event only moves the version)."""

@@ -5,7 +5,7 @@ refused as malformed, schema-invalid ones not accepted.
 
 The service runs in a thread of its own (schemathesis calls it with blocking ``requests``), with a small world made
 first so that the stateful endpoints are reached, not only their 404s: a registered player, a game waiting for
-players, a dealt game in play, and a game two bots played to the end. Path parameters are drawn from those ids or
+players, a dealt game in play, a game two bots played to the end, and a solitaire the player is playing. Path parameters are drawn from those ids or
 left as generated; the ``Authorization`` header from the admin's token, a seat's, a player's, a guest of another
 game's, a made-up one, or none. A second test plays a whole game with commands taken from ``legal``, each sent
 and checked as a schemathesis case, so that every success answer is checked against the document too.
@@ -65,10 +65,11 @@ class World:
     seat_tokens: list[str] = field(default_factory=list)
     finished: str = ""  # two bots played it to the end
     tournament: str = ""  # two tables, one of them reserving a seat for the player
+    solitaire: str = ""  # dealt to the registered player
     tokens: dict[str, str | None] = field(default_factory=dict)
 
     def ids(self, name: str) -> list[str]:
-        return {"game_id": [self.waiting, self.playing, self.finished], "player_id": [self.player_id],
+        return {"game_id": [self.waiting, self.playing, self.finished, self.solitaire], "player_id": [self.player_id],
                 "tournament_id": [self.tournament]}.get(name, [])
 
 
@@ -131,6 +132,8 @@ def _build_world(url: str) -> World:
         w.finished = _ok(c.post("/games", json={"kind": "free-parking", "seats": 2}))["game_id"]
         for bot in ("greedy", "random"):
             _ok(c.post(f"/games/{w.finished}/seats", json={"bot": bot}))
+        w.solitaire = _ok(c.post("/games", json={"kind": "solitaire"}))["game_id"]
+        _ok(c.post(f"/games/{w.solitaire}/seats", json={}, headers={"authorization": f"Bearer {w.player_token}"}))
         tables = [{"seats": 2, "players": [w.player_id]}, {"seats": 3}]
         w.tournament = _ok(c.post("/tournaments", json={"name": "Cup", "kind": "free-parking", "tables": tables}, headers=admin))["tournament_id"]
         deadline = time.monotonic() + 60
@@ -254,7 +257,8 @@ def schema_valid_requests_accepted(ctx, response, case) -> bool | None:
     """schemathesis's ``positive_data_acceptance``, less what a schema cannot say:
 
     - a command's fate is the rules' (422) once it is well formed;
-    - ``POST /games/{id}/seats`` needs a name or a bot unless the token is a registered player's (400);
+    - ``POST /games/{id}/seats`` needs a name or a bot unless the token is a registered player's, and a bot of the
+      game's kind (400);
     - ``?at`` of a replay goes up to the game's version, which no static schema knows (400);
     - a tournament may reserve seats only for registered players, each once, no more than a table seats (400);
     - JSON Schema counts ``2.0`` as an integer; the service wants integers written as integers (400, see
@@ -264,7 +268,8 @@ def schema_valid_requests_accepted(ctx, response, case) -> bool | None:
     message = str(error.get("message", ""))
     if case.operation.path == "/games/{game_id}/commands" and response.status_code == 422:
         return None
-    if case.operation.path == "/games/{game_id}/seats" and message.startswith("Send either a name or a bot"):
+    if case.operation.path == "/games/{game_id}/seats" and message.startswith(("Send either a name or a bot", "A solitaire game seats",
+                                                                                 "A free-parking game seats")):
         return None
     if case.operation.path == "/games/{game_id}/replay" and message.startswith("?at must be between 0 and"):
         return None
@@ -358,3 +363,34 @@ def test_a_game_played_to_the_end_answers_as_documented_all_the_way(world):
         assert time.monotonic() < deadline, f"the read models did not catch up: {scores}"
         time.sleep(0.05)
     assert httpx.get(f"{world.url}/games/{game_id}/events", headers=admin).status_code == 200
+
+
+def test_a_solitaire_played_to_the_end_answers_as_documented_all_the_way(world):
+    """The solitaire's view, its commands (the hint's, an undo, a redeal, the resignation) and its player's statistics,
+    each answer checked against the document like a fuzzed one."""
+    player = _call(world, "POST", "/players", status=201, body={"name": "Solo"})
+    game = _call(world, "POST", "/games", status=201, body={"kind": "solitaire", "seed": "0" * 63 + "7"})
+    at = {"game_id": game["game_id"]}
+    _call(world, "POST", "/games/{game_id}/seats", status=201, path_parameters=at, body={}, token=player["token"])
+    v = _call(world, "GET", "/games/{game_id}", path_parameters=at, token=player["token"])
+    for step in range(40):
+        command = {"type": "undo"} if step % 10 == 9 else {"type": "redeal"} if v["hint"] is None else v["hint"]
+        assert command in v["legal"] or command["type"] == "undo"
+        v = _call(world, "POST", "/games/{game_id}/commands", path_parameters=at, token=player["token"],
+                  body=dict(command, expected_version=v["version"]))["view"]
+        if v["status"] == "finished":
+            break
+    else:
+        v = _call(world, "POST", "/games/{game_id}/commands", path_parameters=at, token=player["token"], body={"type": "resign"})["view"]
+    assert v["status"] == "finished"
+    for token in (None, player["token"], ADMIN):
+        _call(world, "GET", "/games/{game_id}", path_parameters=at, token=token)
+        _call(world, "GET", "/games/{game_id}/events", path_parameters=at, token=token)
+        _call(world, "GET", "/games/{game_id}/export", path_parameters=at, token=token)
+        _call(world, "GET", "/games/{game_id}/replay", path_parameters=at, token=token, query={"at": 3})
+    deadline = time.monotonic() + 10
+    while not (stats := _call(world, "GET", "/players/{player_id}/stats", path_parameters={"player_id": player["player_id"]}))["solitaire"]["games"]:
+        assert time.monotonic() < deadline, f"the statistics did not count the game: {stats}"
+        time.sleep(0.05)
+    assert stats["solitaire"]["chosen_seed"]["played"] == 1
+    _call(world, "GET", "/games/{game_id}/scores", path_parameters=at)

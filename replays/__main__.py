@@ -4,6 +4,12 @@ A file whose first line is a tournament manifest is a bundle: every table, its m
 ``python -m replays audit BUNDLE [--csv FILE]``: a tournament bundle told for a person; exit 0 only if it verifies.
 
 ``python -m replays golden [--write]``: verify the golden logs; with ``--write``, first record the missing ones.
+
+``python -m replays show LOG [--at N] [--step [--to M]]``: the table after event N (every hand: an export is the
+full record); with ``--step``, each event from N (or the first) to M (or the last), its audit line and the table.
+
+``python -m replays diff LOG_A LOG_B``: where two logs of one game part, both events there and both tables;
+exit 0 identical, 1 they differ (or one is a prefix of the other, or they are different games), 2 unreadable.
 """
 
 from __future__ import annotations
@@ -134,6 +140,43 @@ def _golden(args: argparse.Namespace) -> int:
     return _verify(argparse.Namespace(logs=[str(golden.DIR)], commitment=None, quiet=False)) or (1 if missing else 0)
 
 
+def _read(path: str, console: Console) -> tuple | None:
+    try:
+        return load(Path(path).read_bytes())
+    except (OSError, ExportError) as e:
+        console.print(f"UNREADABLE {path}: {e}", markup=False)
+        return None
+
+
+def _show(args: argparse.Namespace) -> int:
+    from .show import Unreadable, show, table_console
+
+    console = table_console()
+    log = _read(args.log, console)
+    if log is None:
+        return 2
+    try:
+        return show(console, log, at=args.at, step=args.step, to=args.to)
+    except Unreadable as e:
+        console.print(f"UNREADABLE {args.log}: {e}", markup=False)
+        return 2
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from .show import Unreadable, diff, table_console
+
+    console = table_console()
+    a, b = _read(args.log_a, console), _read(args.log_b, console)
+    if a is None or b is None:
+        return 2
+    console.print(f"A = {args.log_a}\nB = {args.log_b}", markup=False)
+    try:
+        return diff(console, a, b)
+    except Unreadable as e:
+        console.print(f"UNREADABLE: {e}", markup=False)
+        return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m replays", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -150,7 +193,19 @@ def main(argv: list[str] | None = None) -> int:
     a.add_argument("--csv", help="also write the manifest's standings to this CSV file, one row per player per round")
     a.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     a.set_defaults(func=_audit)
+    s = sub.add_parser("show", help="the table after event N of an exported log; --step walks on event by event")
+    s.add_argument("log")
+    s.add_argument("--at", type=int, metavar="N", help="after event N (default: the last; with --step, from the first)")
+    s.add_argument("--step", action="store_true", help="print every event from N on: its audit line, then the table")
+    s.add_argument("--to", type=int, metavar="M", help="with --step, stop after event M (default: the last)")
+    s.set_defaults(func=_show)
+    d = sub.add_parser("diff", help="the first seq where two logs of one game part, both events and both tables there")
+    d.add_argument("log_a")
+    d.add_argument("log_b")
+    d.set_defaults(func=_diff)
     args = parser.parse_args(argv)
+    if args.func is _show and args.to is not None and not args.step:
+        parser.error("--to goes with --step")
     return args.func(args)
 
 

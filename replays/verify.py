@@ -42,14 +42,20 @@ from service.rules.rng import RNG_ID
 
 
 class Divergence(msgspec.Struct, frozen=True):
+    """What was wrong at ``seq`` (0: the header): ``says`` names where ``expected`` and ``found`` come from
+    ("re-deciding the command of seq 55 gives …, the log has …"); ``detail`` says more, when more is known."""
+
     seq: int
     what: str
     expected: str
     found: str
+    says: tuple[str, str] = ("expected", "found")
+    detail: str = ""
 
     def __str__(self) -> str:
         where = "header" if self.seq == 0 else f"seq {self.seq}"
-        return f"{where}: {self.what}: expected {self.expected}, found {self.found}"
+        text = f"{where}: {self.what}: {self.says[0]} {self.expected}, {self.says[1]} {self.found}"
+        return f"{text}; {self.detail}" if self.detail else text
 
 
 class Verdict(msgspec.Struct, kw_only=True):
@@ -80,8 +86,14 @@ class _Rejected(Exception):
         self.divergence = divergence
 
 
-def _fail(seq: int, what: str, expected: object, found: object) -> None:
-    raise _Rejected(Divergence(seq, what, _short(expected), _short(found)))
+def _fail(seq: int, what: str, expected: object, found: object, says: tuple[str, str] | None = None) -> None:
+    raise _Rejected(Divergence(seq, what, _short(expected), _short(found), says or ("expected", "found")))
+
+
+def _redecided(first_seq: int, seq: int) -> tuple[str, str]:
+    """How a re-decided event and the recorded one are named."""
+    command = "its command" if first_seq == seq else f"the command of seq {first_seq}"
+    return f"re-deciding {command} gives", "the log has"
 
 
 def _short(value: object, limit: int = 240) -> str:
@@ -196,18 +208,23 @@ def _seed(seq: int, text: str, commitment: str, what: str) -> bytes:
 
 
 def _check_chain_first(header: ExportHeader, envelopes: list[Envelope], seed: bytes | None, verdict: Verdict) -> None:
-    """The chain; where it breaks at seq *k* and the seed is known, the commands before *k* are re-decided too,
-    so that a forged event sealed onto the chain (caught by the chain only at the next seq) is named itself."""
+    """The chain; where it breaks at seq *k* and the seed is known, the commands up to *k* are re-decided too,
+    so that a forged event sealed onto the chain (caught by the chain only at the next seq) is named itself,
+    and a break at *k* says what re-deciding *k* gives against what the log has there."""
     try:
         _check_chain(header, envelopes, seed, verdict)
     except _Rejected as broken:
         seq = broken.divergence.seq
-        if seed is not None and seq > 1:
+        if seed is not None and seq >= 1:
             try:
-                _redecide(header, envelopes[: min(seq - 1, len(envelopes))], seed, None)
+                _redecide(header, envelopes[: min(seq, len(envelopes))], seed, None)
             except _Rejected as earlier:
                 if earlier.divergence.seq < seq:
                     raise earlier from None
+                if earlier.divergence.seq == seq and not earlier.divergence.what.startswith("hash"):
+                    d = earlier.divergence
+                    detail = f"{d.what}: {d.says[0]} {d.expected}, {d.says[1]} {d.found}"
+                    raise _Rejected(msgspec.structs.replace(broken.divergence, detail=detail)) from None
         raise
 
 
@@ -311,7 +328,7 @@ def _redecide(
         produced, state = _decide_again(game, first)
         recorded = envelopes[i : i + len(produced)]
         for want, got in zip(produced, recorded, strict=False):
-            _same_event(want, got)
+            _same_event(want, got, first.seq)
         if len(recorded) < len(produced):
             missing = produced[len(recorded)]
             why = "event (the log ends inside a command's batch)"
@@ -353,19 +370,21 @@ def _decide_again(game: Game, first: Envelope) -> tuple[list[Envelope], Any]:
     raise AssertionError  # unreachable: _fail raises
 
 
-def _same_event(want: Envelope, got: Envelope) -> None:
+def _same_event(want: Envelope, got: Envelope, first_seq: int) -> None:
+    """The event re-deciding the command of ``first_seq`` gives (``want``) against the recorded one."""
     seq = got.seq
+    says = _redecided(first_seq, seq)
     if want.type != got.type or bytes(want.public) != bytes(got.public):
-        _fail(seq, "event", *_difference(want.type, bytes(want.public), got.type, bytes(got.public)))
+        _fail(seq, "event", *_difference(want.type, bytes(want.public), got.type, bytes(got.public)), says)
     if want.actor != got.actor or want.at != got.at:
-        _fail(seq, "actor and time", f"{want.actor} at {want.at}", f"{got.actor} at {got.at}")
+        _fail(seq, "actor and time", f"{want.actor} at {want.at}", f"{got.actor} at {got.at}", says)
     if has_secret(got):
         if bytes(want.secret) != bytes(got.secret):
-            _fail(seq, "secret", *_difference("", bytes(want.secret), "", bytes(got.secret)))
+            _fail(seq, "secret", *_difference("", bytes(want.secret), "", bytes(got.secret)), says)
     elif want.secret_digest != got.secret_digest:
-        _fail(seq, "secret digest", want.secret_digest, got.secret_digest)
+        _fail(seq, "secret digest", want.secret_digest, got.secret_digest, says)
     if want.hash != got.hash:
-        _fail(seq, "hash", want.hash, got.hash)
+        _fail(seq, "hash (the command, its id or the chain before it differ)", want.hash, got.hash, says)
 
 
 def _difference(want_type: str, want: bytes, got_type: str, got: bytes) -> tuple[str, str]:

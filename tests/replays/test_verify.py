@@ -37,7 +37,7 @@ def rejected(verdict: Verdict, seq: int, what: str) -> str:
     assert d.expected and d.found and d.expected != d.found
     line = verdict.summary()
     assert line.startswith(f"REJECTED {verdict.game_id}: ") and "\n" not in line
-    assert f"expected {d.expected}, found {d.found}" in line
+    assert f"{d.says[0]} {d.expected}, {d.says[1]} {d.found}" in line
     return line
 
 
@@ -67,7 +67,7 @@ def test_an_errands_value_edited_and_resealed_is_caught_by_re_deciding(log, seed
     value = public(envelopes[i])["value"]
     edited = envelopes[:i] + [with_public(envelopes[i], value=value + 10)] + envelopes[i + 1 :]
     line = rejected(verify(*rechain(header, edited, seed=seed)), i + 1, "event")
-    assert f"expected errand_run with value={value}, found value={value + 10}" in line
+    assert f"re-deciding its command gives errand_run with value={value}, the log has value={value + 10}" in line
 
 
 def test_a_seat_edited_and_resealed_is_caught_by_re_deciding(log, seed):
@@ -76,7 +76,7 @@ def test_a_seat_edited_and_resealed_is_caught_by_re_deciding(log, seed):
     seat = public(envelopes[i])["seat"]
     edited = envelopes[:i] + [with_public(envelopes[i], seat=(seat + 1) % 4)] + envelopes[i + 1 :]
     line = rejected(verify(*rechain(header, edited, seed=seed)), i + 1, "event")
-    assert f"seat={seat}, found seat={(seat + 1) % 4}" in line
+    assert f"seat={seat}, the log has seat={(seat + 1) % 4}" in line
 
 
 # --- secrets ------------------------------------------------------------------------------------------
@@ -86,7 +86,7 @@ def _first_difference(env):
     """How the rejection should name the edit: the first changed hand, or the drawn cards."""
     secret = msgspec.json.decode(env.secret)
     key, value = ("hands[0]", secret["hands"][0]) if "hands" in secret else ("cards[0]", secret["cards"][0])
-    return f"expected {key}={msgspec.json.encode(value).decode()}"
+    return f"gives {key}={msgspec.json.encode(value).decode()}"
 
 
 def _dealt_hand_swapped(env):
@@ -113,7 +113,7 @@ def test_a_secret_edited_with_a_new_digest_is_caught_by_re_deciding(log, seed, t
     i = index_of(envelopes, type_)
     forged = rechain(header, envelopes[:i] + [edit(envelopes[i])] + envelopes[i + 1 :], seed=seed)
     line = rejected(verify(*forged), i + 1, "secret")
-    assert f"seq {i + 1}: secret: {_first_difference(envelopes[i])}" in line
+    assert f"seq {i + 1}: secret: re-deciding the command of seq " in line and _first_difference(envelopes[i]) in line
 
 
 def test_a_withheld_secret_with_an_edited_digest_is_caught_by_re_deciding(log, seed):
@@ -155,7 +155,7 @@ def test_two_swapped_events_renumbered_and_resealed_are_caught_by_re_deciding(lo
     i = index_of(envelopes, "turn_ended")
     swapped = envelopes[:i] + [envelopes[i + 1], envelopes[i]] + envelopes[i + 2 :]
     line = rejected(verify(*rechain(header, swapped, seed=seed, renumber=True)), i + 1, "event")
-    assert "expected turn_ended" in line and "found turn_began" in line
+    assert "gives turn_ended" in line and "the log has turn_began" in line
 
 
 def _forged_end_turn(envelopes, i):

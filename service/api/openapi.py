@@ -18,6 +18,7 @@ from .errors import ErrorResponse
 _STATUS_TEXT = {
     200: "OK",
     201: "Created",
+    204: "No Content",
     400: "The body is not JSON, or the body or query does not match its schema (`malformed_json`, `invalid_command`, `invalid_request`)",
     401: "Token missing or unknown (`unauthorized`)",
     403: "Token valid but not allowed this (`forbidden`)",
@@ -41,6 +42,7 @@ class Operation:
     query: dict[str, tuple[str | dict[str, Any], str]] = field(default_factory=dict)  # name: (a type or a JSON schema, text)
     content_type: str = "application/json"
     also: tuple[str, ...] = ()  # other content types a text answer may come in (a query parameter chooses)
+    headers: dict[str, tuple[str | dict[str, Any], str]] = field(default_factory=dict)  # request headers, as ``query``
     auth: str = "optional"
 
 
@@ -75,7 +77,7 @@ def doc(method: str, path: str, summary: str, **kw: Any) -> Callable[[Callable[.
 def spec(title: str = "Free Parking", version: str = "1") -> dict[str, Any]:
     types: list[Any] = [ErrorResponse, *COMPONENTS]
     for op in REGISTRY:
-        types += [t for t in (op.body, *op.answers.values()) if t is not None and t is not str]
+        types += [t for t in (op.body, *op.answers.values()) if t is not None and t is not str and not isinstance(t, dict)]
     schemas, components = msgspec.json.schema_components(types, ref_template=REF)
     for name, extra in EXTRA.items():
         components[name] = {**components[name], **extra}
@@ -116,13 +118,22 @@ def _operation(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
         {"name": name, "in": "query", "required": False, "schema": kind if isinstance(kind, dict) else {"type": kind}, "description": text}
         for name, (kind, text) in op.query.items()
     ]
+    params += [
+        {"name": name, "in": "header", "required": False, "schema": kind if isinstance(kind, dict) else {"type": kind}, "description": text}
+        for name, (kind, text) in op.headers.items()
+    ]
     if params:
         out["parameters"] = params
     if op.body is not None:
         out["requestBody"] = {"required": True, "content": {"application/json": {"schema": refs[op.body]}}}
     responses: dict[str, Any] = {}
     for status, answer in op.answers.items():
-        if answer is str:
+        if answer is None:  # no body (204)
+            responses[str(status)] = {"description": _STATUS_TEXT.get(status, "OK")}
+            continue
+        if isinstance(answer, dict):  # a schema written by hand (an event stream's events)
+            content = {op.content_type: {"schema": answer}}
+        elif answer is str:
             content = {ct: {"schema": {"type": "string"}} for ct in (op.content_type, *op.also)}
         else:
             content = {op.content_type: {"schema": refs[answer]}}

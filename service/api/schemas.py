@@ -155,13 +155,28 @@ class Health(msgspec.Struct):
     store: Literal["redis", "embedded"]
 
 
-class ReplayAnswer(msgspec.Struct):
-    """The table after event ``at``: every hand shown, and the decider's whole state (deck orders included)."""
+class ReplayEvent(msgspec.Struct):
+    """Event ``seq`` of a replay: its type and its audit line (every hidden part spelled out)."""
 
+    seq: int
+    type: str
+    line: str
+
+
+class ReplayAnswer(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The table after event ``at`` of ``version`` events: every hand shown (the kind's view folded to ``at``, with
+    ``reveal``), the decider's whole state (deck orders included), and event ``at`` itself (``null`` at 0).
+    ``lines`` (with ``?lines=1`` only): the audit line of every event, 1 to ``version``, for a replay's slider."""
+
+    game_id: str
+    kind: str
     at: int
+    version: int
     head: str
     view: GameView
+    event: ReplayEvent | None
     state: msgspec.Raw
+    lines: list[str] | None = None
 
 
 class ScoresAnswer(msgspec.Struct):

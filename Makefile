@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install run test bench demo clean
+.PHONY: install run test bench demo clean chromium
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,12 +12,17 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-install: $(STAMP)
+# The browser tests (tests/web) drive Debian's Chromium through Playwright; no browser is ever downloaded.
+chromium:
+	@[ -x /usr/bin/chromium ] || (apt-get update -qq && apt-get install -y -qq chromium chromium-driver) \
+	  || echo "make: could not install chromium (not root?): tests/web will be skipped outside CI" >&2
+
+install: $(STAMP) chromium
 
 run: $(STAMP)
 	$(PY) -m service $(ARGS)
 
-test: $(STAMP)
+test: $(STAMP) chromium
 	$(PY) -m pytest $(ARGS)
 
 bench: $(STAMP)

@@ -1,0 +1,141 @@
+// The Free Parking card game's table: meters, Point cards, the caller's hand, the turn, and every legal
+// command as a button (with the Talk Your Way Out of It prompt when the caller's answer is awaited).
+import { h, commandButtons, humanize } from "./common.js";
+
+const METER_MAX = 60;
+const WINNING_POINTS = 200;
+const NAMES = { M: "Feed the Meter", P: "Point", OJ: "Officer Jones", TW: "Talk Your Way Out of It",
+                FP: "Free Parking", TE: "Time Expires" };
+const KINDS = { feed_meter: "M", point: "P", officer_jones: "OJ", talk_your_way_out: "TW",
+                free_parking: "FP", time_expires: "TE" };
+
+/** "M20-3" → "Feed the Meter 20"; "SC-set_60-1" → "Second Chance: set 60". */
+export function cardName(id) {
+  if (id == null) return "";
+  const sc = /^SC-(.+)-\d+$/.exec(id);
+  if (sc) return `Second Chance: ${sc[1].replace(/_/g, " ")}`;
+  const m = /^([A-Z]+?)(\d*)-\d+$/.exec(id);
+  if (!m || !NAMES[m[1]]) return id;
+  return m[2] ? `${NAMES[m[1]]} ${m[2]}` : NAMES[m[1]];
+}
+
+function seatName(view, seat) {
+  const p = (view.players || []).find((x) => x.seat === seat);
+  const name = (p && p.name) || `Seat ${seat}`;
+  return seat === view.seat ? `${name} (you)` : name;
+}
+
+export function label(view, c) {
+  const card = c.card !== undefined ? cardName(c.card) : "";
+  switch (c.type) {
+    case "feed_meter": return c.card ? `Feed the meter: ${card}` : "Feed the meter";
+    case "run_errand": return c.card ? `Run errand: ${card}` : "Run an errand";
+    case "free_parking": return c.card ? `Free Parking + ${cardName(c.errand)}` : "Free Parking";
+    case "time_expires": return c.card ? `Time Expires on ${seatName(view, c.target)}` : "Time Expires";
+    case "swap_three": return c.cards ? `Swap ${c.cards.map(cardName).join(", ")}` : "Swap three";
+    case "discard": return c.card ? `Discard ${card}` : "Discard";
+    case "draw_second_chance": return "Draw a Second Chance card";
+    case "end_turn": return "End turn";
+    case "officer_jones": return c.card ? `Officer Jones on ${seatName(view, c.target)}` : "Officer Jones";
+    case "talk_out": return "Talk Your Way Out of It";
+    case "accept": return "Accept";
+    case "choose":
+      if (c.card !== undefined) return `Choose ${card}`;
+      if (c.target !== undefined) return `Choose ${seatName(view, c.target)}`;
+      if (c.position !== undefined) return `Choose position ${c.position}`;
+      return "Choose";
+    default: {
+      const rest = { ...c };
+      delete rest.type;
+      return humanize(c.type) + (Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : "");
+    }
+  }
+}
+
+function cardEl(card) {
+  const code = KINDS[card.kind] || "X";
+  return h(`div.card.k-${code}`, { dataset: { card: card.id }, title: card.id },
+    h("span.card-name", {}, cardName(card.id)),
+    card.value != null && card.kind !== "feed_meter" && card.kind !== "point" ? h("span.card-value", {}, card.value) : null);
+}
+
+function meterEl(value) {
+  const pct = Math.max(0, Math.min(100, (100 * value) / METER_MAX));
+  return h("div.meter", { title: `meter ${value} of ${METER_MAX}` },
+    h("div.meter-fill", { style: `width:${pct}%` }), h("span.meter-value", {}, value));
+}
+
+function countdown(deadline) {
+  const s = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+  return `${s}s`;
+}
+
+function pendingEl(view, ctx) {
+  const p = view.pending;
+  if (!p) return null;
+  const mine = p.seat === view.seat && !ctx.readonly;
+  const action = p.action;
+  const what = action
+    ? `${seatName(view, action.by)} played ${cardName(action.card)}${action.target != null ? ` on ${seatName(view, action.target)}` : ""}.`
+    : "";
+  if (mine) {
+    const answers = (view.legal || []).filter((c) => ["talk_out", "accept", "choose"].includes(c.type));
+    const ask = p.kind === "respond" ? "Talk your way out of it, or accept?" : `Choose a ${p.kind}:`;
+    return h("section.prompt", { dataset: { pending: p.kind } },
+      h("h3", {}, "Your answer is awaited"),
+      h("p", {}, what, " ", ask, " ", h("span.deadline", { dataset: { deadline: p.deadline_at } }, `(${countdown(p.deadline_at)} left)`)),
+      commandButtons(answers, (c) => label(view, c), ctx.send, { fold: 99 }));
+  }
+  return h("section.prompt.waiting", { dataset: { pending: p.kind } },
+    h("p", {}, what, " Waiting for ", seatName(view, p.seat), ` to ${p.kind === "respond" ? "respond" : "choose a " + p.kind} `,
+      h("span.deadline", { dataset: { deadline: p.deadline_at } }, `(${countdown(p.deadline_at)} left)`)));
+}
+
+function render(root, view, ctx) {
+  root.dataset.version = view.version;
+  const playing = view.status === "playing";
+  const status = view.status === "finished"
+    ? h("span.badge.done", {}, view.winner != null ? `Winner: ${seatName(view, view.winner)}` : "Finished")
+    : view.status === "waiting" ? h("span.badge", {}, "Waiting for players")
+    : h("span.badge.turn", {}, `Turn: ${seatName(view, view.turn)} · ${humanize(view.phase)}`);
+  const players = h("div.players", {}, (view.players || []).map((p) =>
+    h("section.player", {
+      class: ["player", p.seat === view.turn && playing ? "on-turn" : "", p.seat === view.seat ? "me" : "",
+              p.seat === view.winner ? "winner" : ""].join(" "),
+      dataset: { seat: p.seat, meter: p.meter, points: p.points, handSize: p.hand_size },
+    },
+      h("h3", {}, seatName(view, p.seat), p.bot ? h("span.tag", {}, `bot: ${p.bot}`) : null),
+      h("div.stat", {}, "Meter ", meterEl(p.meter)),
+      h("div.stat", {}, "Points ", h("b.points-value", {}, p.points), ` / ${WINNING_POINTS}`,
+        view.mode === "tournament" ? ` · total ${p.total}` : "", ` · ${p.hand_size} in hand`),
+      h("div.cards.point-cards", {}, p.point_cards.length ? p.point_cards.map(cardEl) : h("span.muted", {}, "no Point cards")),
+      p.hand && p.seat !== view.seat ? h("div.cards.hand.revealed", {}, h("span.muted", {}, "hand: "), p.hand.map(cardEl)) : null,
+    )));
+  const you = view.you && view.you.hand
+    ? h("section.you", {}, h("h3", {}, "Your hand"), h("div.cards.hand.own", {}, view.you.hand.map(cardEl)))
+    : null;
+  const decks = view.decks
+    ? h("div.decks.muted", {}, `Deck ${view.decks.playing} · Second Chance ${view.decks.second_chance}`,
+        view.decks.discard.length ? [" · discard top: ", cardName(view.decks.discard[view.decks.discard.length - 1].id)] : "")
+    : null;
+  const pending = pendingEl(view, ctx);
+  const promptTypes = view.pending && view.pending.seat === view.seat ? ["talk_out", "accept", "choose"] : [];
+  const others = (view.legal || []).filter((c) => !promptTypes.includes(c.type));
+  const commands = ctx.readonly ? null
+    : view.seat == null ? h("p.muted", {}, "Spectating: no seat of yours at this table.")
+    : h("section.legal", {}, h("h3", {}, "Your moves"),
+        others.length ? commandButtons(others, (c) => label(view, c), ctx.send) : h("p.muted", {}, "Nothing to do right now."));
+  root.replaceChildren(...[
+    h("div.fp-head", {}, status, h("span.muted", {}, ` round ${view.round} · turn ${view.turn_number} · v${view.version}`), decks),
+    pending, players, you, commands].filter(Boolean));
+}
+
+export default {
+  kind: "free-parking",
+  title: "Free Parking (card game)",
+  bots: ["greedy", "random"],
+  seats: { min: 2, max: 6, default: 2 },
+  options: () => ({ mode: "standard" }),
+  render,
+  label,
+};

@@ -19,7 +19,7 @@ from service.projections import (
     read_scores,
     read_stats,
 )
-from service.rules.engine import GAMES, Game, audit_lines, export_header
+from service.rules.engine import GAMES, Game, audit_lines, export_header, seat_record
 
 from . import schemas as s
 from .auth import Caller, TokenRecord, caller, issue, new_id, require
@@ -325,9 +325,10 @@ MOST_SEATS = max(high for high in (k.seats[1] for k in KINDS.values()))
      query={"as": _int_query(0, MOST_SEATS - 1, None, "a seat: the log as that seat saw it (its header's `viewer` says `seat N`)")})
 async def export(request: Request, game_id: str) -> ResponseStream:
     """The full log: to the admin, or to anyone once the game is over. With `?as=<seat>`, that seat's record: every
-    event with its hash and `prev_hash`, secrets withheld as `GET /events` withholds them from a seat (`secret: null`,
-    `secret_digest` kept), so it verifies against the full log's chain; to the admin, to that seat's own token, or to
-    anyone once the game is over (its header then carries the seed, and every withheld secret can be re-derived)."""
+    event with its hash and `prev_hash`, the secrets the seat was shown whole (the cards drawn into its hand) kept and
+    every other withheld (`secret: null`, `secret_digest` kept), so it verifies against the full log's chain; to the
+    admin, to that seat's own token, or to anyone once the game is over (its header then carries the seed, and every
+    withheld secret can be re-derived)."""
     who = await _caller(request)
     game = await _games(request).fresh(game_id)
     seat = _arg(request, "as")
@@ -343,8 +344,8 @@ async def export(request: Request, game_id: str) -> ResponseStream:
             raise ApiError(400, "invalid_request", "?as must be a seat of this game, and it has none", name="as")
         if not (_sees_all(game, who) or _seat_of(game, who) == viewer):
             raise ApiError(403, "forbidden", "A seat's record is its own (and the admin's) until the game is over")
-        # the seat's record is redacted whoever asks: the events as that seat received them (API.md, /events)
-        envelopes = [redacted(e) for e in await request.app.ctx.store.read(game_id, count=game.version)]
+        # the seat's record is the same whoever asks: its own secrets kept, every other withheld
+        envelopes = seat_record(game.rules, await request.app.ctx.store.read(game_id, count=game.version), viewer)
         header = export_header(game, with_seed=_finished(game), viewer=f"seat {viewer}")
     header = msgspec.structs.replace(header, version=len(envelopes), head=envelopes[-1].hash if envelopes else header.head)
 

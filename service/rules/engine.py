@@ -13,7 +13,9 @@ from typing import Any
 import msgspec
 
 from service.events.audit import line
-from service.events.envelope import GENESIS, Envelope, actor_name, actor_seat, canonical, seal, seed_commitment
+from service.events.envelope import (
+    GENESIS, Envelope, actor_name, actor_seat, canonical, has_secret, redacted, seal, seed_commitment,
+)  # fmt: skip
 from service.events.export import ExportHeader
 
 from . import free_parking, solitaire
@@ -165,3 +167,12 @@ def audit_lines(rules: ModuleType, envelopes: list[Envelope], *, reveal: bool = 
         note = rules.secret_note(event) if reveal else ""
         out.append(line(env, f"{text} [{note}]" if note else text))
     return out
+
+
+def seat_record(rules: ModuleType, envelopes: list[Envelope], seat: int) -> list[Envelope]:
+    """The log as ``seat`` saw it: every envelope (hashes intact, so it verifies against the full chain), each
+    secret kept only where the seat was shown all of it (``rules.secret_seen_by``), else withheld."""
+    return [
+        env if has_secret(env) and rules.secret_seen_by(rules.CODEC.join(env.public), seat) else redacted(env)
+        for env in envelopes
+    ]

@@ -3,7 +3,7 @@
 from service.events.codec import Codec
 from service.events.free_parking import FreeParkingCommand, FreeParkingConfig, FreeParkingEvent
 
-from .audit import secret_note, summary
+from .audit import secret_note, secret_seen_by, summary
 from .decide import RULES_VERSION, decide, run
 from .evolve import evolve
 from .legal import legal_commands
@@ -27,6 +27,7 @@ __all__ = [
     "legal_commands",
     "run",
     "secret_note",
+    "secret_seen_by",
     "summary",
     "status_of",
     "view",

@@ -191,3 +191,10 @@ def secret_note(e: msgspec.Struct) -> str:
     if isinstance(e, ev.DeckReshuffled) and e.deck == "second_chance":
         return "order " + " ".join(f"{c}({effect_of(c)})" for c in secret.order)
     return "order " + " ".join(getattr(secret, "order", ()))
+
+
+def secret_seen_by(e: msgspec.Struct, seat: int) -> bool:
+    """Whether ``seat`` was shown the whole of ``e``'s hidden part: only cards drawn into its own hand. A deal's
+    secret holds every hand and both decks, a reshuffle a deck's order: no seat saw all of those, and a secret is
+    kept whole or not at all (its digest covers all of it)."""
+    return isinstance(e, ev.CardsDrawn) and e.seat == seat

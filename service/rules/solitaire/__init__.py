@@ -3,7 +3,7 @@
 from service.events.codec import Codec
 from service.events.solitaire import SolitaireCommand, SolitaireConfig, SolitaireEvent
 
-from .audit import secret_note, summary
+from .audit import secret_note, secret_seen_by, summary
 from .decide import KIND, RULES_VERSION, decide, run
 from .evolve import evolve
 from .hint import hint
@@ -29,6 +29,7 @@ __all__ = [
     "move_command",
     "run",
     "secret_note",
+    "secret_seen_by",
     "status_of",
     "summary",
     "view",

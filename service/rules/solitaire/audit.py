@@ -71,3 +71,8 @@ def _row(row: tuple[str | None, ...]) -> str:
 def secret_note(e: msgspec.Struct) -> str:
     """Nothing is hidden in a solitaire's events."""
     return ""
+
+
+def secret_seen_by(e: msgspec.Struct, seat: int) -> bool:
+    """The solitaire has no hidden part: there is nothing for a seat's record to keep."""
+    return False

@@ -20,9 +20,10 @@ from tests.servers import free_port, wait_healthy
 ADMIN = "restart-admin"
 
 
-def start(data, port: int) -> subprocess.Popen:
+def start(data, port: int, **env_extra: str) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     env["FREE_PARKING_ADMIN_TOKEN"] = ADMIN
+    env.update(env_extra)
     proc = subprocess.Popen(
         [sys.executable, "-m", "service", "--data", str(data), "--port", str(port)],
         env=env,
@@ -89,6 +90,44 @@ def test_kill_9_mid_game_loses_nothing_acknowledged(tmp_path):
             token, v = next((t, v) for t in tokens if (v := api.get(f"/games/{game_id}", headers=_auth(t)).json())["legal"])
             r = api.post(f"/games/{game_id}/commands", json=dict(v["legal"][0], expected_version=v["version"]), headers=_auth(token))
             assert r.status_code == 200, r.text
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+
+
+def test_bot_seats_survive_a_kill_9_and_play_on_after_the_restart(tmp_path):
+    """A table filled with server bots is the service's own to play: killed mid-game, the service finds the bots'
+    games again at start (the store's due set) and they play to the end with nobody asking."""
+    port = free_port()
+    slow = {"FREE_PARKING_BOT_DELAY_MS": "30"}  # the games are mid-play when the service dies
+    proc = start(tmp_path / "data", port, **slow)
+    base = f"http://127.0.0.1:{port}"
+    with httpx.Client(base_url=base, timeout=10) as api:
+        games = []
+        for kind, seats, bots in (("free-parking", 3, ("greedy", "random", "greedy")), ("solitaire", 1, ("solver",))):
+            game_id = api.post("/games", json={"kind": kind, "seats": seats}).json()["game_id"]
+            for name in bots:
+                assert api.post(f"/games/{game_id}/seats", json={"bot": name}).status_code == 201
+            games.append(game_id)
+        deadline = time.time() + 30
+        while time.time() < deadline and min(api.get(f"/games/{g}").json()["version"] for g in games) < 12:
+            time.sleep(0.05)
+        at_kill = {g: api.get(f"/games/{g}").json() for g in games}
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert all(v["status"] == "playing" for v in at_kill.values()), "the bots finished before the kill"
+
+    proc = start(tmp_path / "data", port)
+    try:
+        with httpx.Client(base_url=base, timeout=10) as api:
+            deadline = time.time() + 60
+            while time.time() < deadline and any(api.get(f"/games/{g}").json()["status"] != "finished" for g in games):
+                time.sleep(0.1)
+            for game_id in games:
+                v = api.get(f"/games/{game_id}").json()
+                assert v["status"] == "finished" and v["version"] > at_kill[game_id]["version"], v["status"]
+                header, envelopes = load(api.get(f"/games/{game_id}/export").content)
+                assert verify(header, envelopes).ok
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()

@@ -1,4 +1,4 @@
-"""``python -m service play`` (the default command, what ``make run`` runs): bots play one seeded game, audited.
+"""``python -m service play``: bots play one seeded game in memory, audited (``make run`` serves HTTP instead).
 
 It prints the game's full audit (every secret spelled out: the game is over), the final scores and
 the winner, then verifies the game's own export the way anyone holding the file would.

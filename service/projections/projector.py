@@ -73,21 +73,33 @@ async def project_game(
         if not envelopes:
             return applied
         new, lines = _models(model, envelopes)
-        if new.status == "finished" and (model is None or model.status != "finished"):
-            # before the checkpoint moves: a crash between the two writes repeats this upsert, which changes nothing
-            stats.results += await results.record(store, new)
-            await leaderboard.record_game(store, new)
-            await solitaire_stats.record(store, new)
-        if standings.changes(new, envelopes):  # before the checkpoint moves too
-            await standings.record(store, game_id, new.version)
+        await _record_outside(store, game_id, model, new, envelopes, stats)
         done = await store.project_game(game_id, applied, new.version, scores.encode(new), lines)
         if not done.applied:
             stats.conflicts += 1
             continue
+        await _record_outside(store, game_id, model, new, envelopes, None)
         stats.applies += 1
         stats.events += len(envelopes)
         if len(envelopes) < max_events and (upto is None or new.version >= upto):
             return new.version
+
+
+async def _record_outside(
+    store: Store, game_id: str, model: scores.Scores | None, new: scores.Scores, envelopes: list[Envelope], stats: Stats | None
+) -> None:
+    """The read models outside the game's slot (results, leaderboard, solitaire statistics, standings), which cannot
+    share its compare-and-set: idempotent upserts, made before the checkpoint moves (a crash between the two writes
+    repeats them, changing nothing) and once more after it moved (``stats`` None) — a rebuild that dropped them in
+    between would otherwise leave a checkpoint past a result that no longer exists, and nothing would write it again."""
+    if new.status == "finished" and (model is None or model.status != "finished"):
+        added = await results.record(store, new)
+        if stats is not None:
+            stats.results += added
+        await leaderboard.record_game(store, new)
+        await solitaire_stats.record(store, new)
+    if standings.changes(new, envelopes):
+        await standings.record(store, game_id, new.version)
 
 
 def _models(model: scores.Scores | None, envelopes: list[Envelope]) -> tuple[scores.Scores, list[str]]:
@@ -149,17 +161,13 @@ async def _project_batch(
     writes: list[tuple[str, int, int, bytes, list[str]]] = []
     alone: list[str] = []
     read_of: dict[str, int] = {}
+    folded: dict[str, tuple[scores.Scores | None, scores.Scores, list[Envelope]]] = {}
     for (g, applied, model), envelopes in zip(todo, reads, strict=True):
         if not envelopes:
             continue
         try:
             new, lines = _models(model, envelopes)
-            if new.status == "finished" and (model is None or model.status != "finished"):
-                stats.results += await results.record(store, new)  # before the checkpoint moves, as in project_game
-                await leaderboard.record_game(store, new)
-                await solitaire_stats.record(store, new)
-            if standings.changes(new, envelopes):
-                await standings.record(store, g, new.version)
+            await _record_outside(store, g, model, new, envelopes, stats)  # before the checkpoint, as in project_game
         except StoreUnavailable:
             raise
         except Exception as e:  # one bad game must not stop the others
@@ -167,6 +175,7 @@ async def _project_batch(
             continue
         writes.append((g, applied, new.version, scores.encode(new), lines))
         read_of[g] = len(envelopes)
+        folded[g] = (model, new, envelopes)
         await asyncio.sleep(0)  # let the worker's requests in between games: a pass must not hold their latency up
     for (g, *_), done in zip(writes, await store.project_games(writes), strict=True):
         if isinstance(done, Exception):
@@ -175,6 +184,13 @@ async def _project_batch(
             stats.conflicts += 1
             alone.append(g)
         else:
+            try:
+                await _record_outside(store, g, *folded[g], None)  # once more, as in project_game
+            except StoreUnavailable:
+                raise
+            except Exception as e:
+                out[g] = e
+                continue
             stats.applies += 1
             stats.events += read_of[g]
             out[g] = (1, read_of[g])

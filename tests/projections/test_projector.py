@@ -9,6 +9,7 @@ import pytest
 from service.events.embedded import EmbeddedStore
 from service.events.store import ProjectionCorrupt, Projected
 from service.projections import Projector, project_game, read_audit, read_results, read_scores, rebuild, results
+from service.projections.projector import project_games
 from service.projections import scores as scores_model
 from service.projections.rebuild import drop_groups
 from service.rules.engine import Game, audit_lines
@@ -170,6 +171,37 @@ async def test_projectors_of_two_groups_contend_for_every_game(store, few: list[
     assert a.stats.events + b.stats.events == sum(g.version for g in games)  # every event applied exactly once
     assert a.stats.errors == b.stats.errors == 0
     await assert_projected(store, games)
+
+
+@pytest.mark.parametrize("batched", [False, True])
+async def test_read_models_dropped_between_a_result_and_its_checkpoint_are_written_again(store, few, batched, monkeypatch):
+    """A rebuild drops every read model at a moment of its own: here, after a projector wrote a finished game's
+    results (outside the game's slot) and before it moved the game's checkpoint from 0, which the drop leaves at 0
+    too, so the compare-and-set takes. The results must not be lost with a checkpoint already past them."""
+    feeder = Feeder(store, few)
+    for g in few:
+        await feeder.append_all(g)
+    real = type(store).project_game
+
+    async def dropped_first(self, game_id, expected, *args):
+        await self.drop_projections()
+        return await real(self, game_id, expected, *args)
+
+    monkeypatch.setattr(type(store), "project_game", dropped_first)
+    for g in few:  # each game alone: every drop comes between its own two writes
+        if batched:
+            await project_games(store, {g.game_id: None}, max_events=100_000)
+        else:
+            await project_game(store, g.game_id, max_events=100_000)
+    monkeypatch.setattr(type(store), "project_game", real)
+    last = few[-1]
+    scores, version = await read_scores(store, last.game_id)
+    assert_scores_match(scores, version, last)
+    players = {s.player.player_id for s in last.state.seats if s.player is not None and s.player.player_id}
+    for pid, want in expected_results([last]).items():
+        got, _ = await read_results(store, pid)
+        assert got is not None and last.game_id in got.games, f"{pid}: the result of {last.game_id} was lost"
+    assert players, "the last game has no registered player: nothing checked"
 
 
 async def test_projectors_running_while_games_are_played(store, few: list[Played]):

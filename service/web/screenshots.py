@@ -20,6 +20,7 @@ from pathlib import Path
 import httpx
 
 CHROMIUM = "/usr/bin/chromium"
+"""Debian's Chromium: never a browser downloaded by Playwright."""
 ARGS = [
     "--headless",
     "--no-sandbox",

@@ -14,22 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from service.web.screenshots import ARGS, CHROMIUM  # one launch of Debian's Chromium, for the screenshots and the tests
 from tests.api.conftest import ADMIN_HEADERS, bearer
 from tests.api.helpers import find_seed, holds
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-if not CHROMIUM.exists() and not os.environ.get("FREE_PARKING_CI"):
+if not Path(CHROMIUM).exists() and not os.environ.get("FREE_PARKING_CI"):
     pytest.skip(
         "no /usr/bin/chromium (apt-get install chromium; `make test` installs it)",
         allow_module_level=True,
@@ -44,7 +33,7 @@ pytestmark = pytest.mark.parametrize("live_kind", ["embedded"])
 async def browser():
     async with async_playwright() as pw:
         b = await pw.chromium.launch(
-            executable_path=str(CHROMIUM), args=ARGS, headless=True
+            executable_path=CHROMIUM, args=ARGS, headless=True
         )
         try:
             yield b

@@ -18,10 +18,10 @@ from service.events.envelope import (
 )  # fmt: skip
 from service.events.export import ExportHeader
 
-from . import free_parking, solitaire
+from . import free_parking, monopoly, solitaire
 from .rng import RNG_ID
 
-GAMES: dict[str, ModuleType] = {free_parking.KIND: free_parking, solitaire.KIND: solitaire}
+GAMES: dict[str, ModuleType] = {free_parking.KIND: free_parking, solitaire.KIND: solitaire, monopoly.KIND: monopoly}
 
 
 def rules_for(kind: str) -> ModuleType:

@@ -1,0 +1,248 @@
+"""``view``: the table as a seat (or a spectator) sees it. Everything but the deck order is public, so every
+viewer sees the same table; only ``legal`` is the viewer's own."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from service.events.monopoly import Holdings, Lot, MonopolyClientCommand
+
+from .board import SQUARES
+from .legal import legal_commands, min_bid
+from .state import State
+from .worth import final_worth
+
+Status = Literal["waiting", "playing", "finished"]
+
+
+class SeatView(msgspec.Struct, kw_only=True):
+    seat: int
+    name: str | None
+    player_id: str | None = None
+    bot: str | None = None
+    cash: int
+    position: int
+    in_jail: bool
+    jail_tries: int
+    jail_cards: list[str]
+    bankrupt: bool
+    worth: int
+    """Worth as the end of a timed game counts it."""
+
+
+class SiteView(msgspec.Struct, kw_only=True):
+    square: int
+    name: str
+    type: str
+    group: str | None = None
+    price: int = 0
+    owner: int | None = None
+    level: int = 0
+    """0–4 houses, 5 a hotel."""
+    mortgaged: bool = False
+
+
+class OfferView(msgspec.Struct, kw_only=True):
+    kind: Literal["buy", "tax"]
+    seat: int
+    deadline_at: int
+    square: int | None = None
+    price: int | None = None
+
+
+class AuctionView(msgspec.Struct, kw_only=True):
+    lot: Lot
+    bidders: list[int]
+    passed: list[int]
+    high_bid: int
+    high_seat: int | None
+    min_bid: int
+    deadline_at: int
+    lots_after: int
+    """Auctions queued behind this one."""
+
+
+class ClaimView(msgspec.Struct, kw_only=True):
+    seat: int
+    sites: list[int]
+
+
+class ShortageView(msgspec.Struct, kw_only=True):
+    kind: Literal["house", "hotel"]
+    bank: int
+    claims: list[ClaimView]
+    awaited: list[int]
+    deadline_at: int
+
+
+class DebtView(msgspec.Struct, kw_only=True):
+    seat: int
+    creditor: int | None
+    amount: int
+    reason: str
+    deadline_at: int
+
+
+class TradeView(msgspec.Struct, kw_only=True):
+    trade: int
+    seat: int
+    to: int
+    give: Holdings
+    get: Holdings
+    deadline_at: int
+
+
+class PendingView(msgspec.Struct, kw_only=True):
+    seat: int
+    seats: list[int]
+    kind: str
+    deadline_at: int
+
+
+class MonopolyView(msgspec.Struct, kw_only=True):
+    game_id: str = ""
+    kind: Literal["monopoly"] = "monopoly"
+    status: Status
+    version: int
+    head: str = ""
+    seat: int | None
+    seats: list[SeatView]
+    board: list[SiteView]
+    houses: int
+    hotels: int
+    turn_seat: int
+    round: int
+    max_rounds: int | None
+    step: Literal["roll", "moving"]
+    dice: list[int] | None
+    doubles: int
+    offer: OfferView | None
+    auction: AuctionView | None
+    shortage: ShortageView | None
+    debts: list[DebtView]
+    trades: list[TradeView]
+    pending: PendingView | None
+    legal: list[MonopolyClientCommand]
+    winner: int | None
+    end_reason: str | None = None
+
+
+def status_of(s: State) -> Status:
+    if s.phase in ("new", "waiting"):
+        return "waiting"
+    return "finished" if s.over else "playing"
+
+
+def view(s: State, seat: int | None, *, reveal: bool = False) -> MonopolyView:
+    """The table for ``seat`` (``None``: a spectator). ``reveal`` changes nothing: no view shows the deck order."""
+    own = seat if seat is not None and 0 <= seat < s.n else None
+    p = s.pending
+    return MonopolyView(
+        status=status_of(s),
+        version=s.version,
+        seat=own,
+        seats=[_seat_view(s, i) for i in range(s.n)],
+        board=[_site_view(s, q) for q in range(len(SQUARES))],
+        houses=s.houses,
+        hotels=s.hotels,
+        turn_seat=s.turn_seat,
+        round=s.round,
+        max_rounds=s.config.max_rounds,
+        step=s.step,
+        dice=list(s.last_dice) if s.rolls else None,
+        doubles=s.doubles,
+        offer=_offer_view(s),
+        auction=_auction_view(s),
+        shortage=_shortage_view(s),
+        debts=[
+            DebtView(
+                seat=d.seat,
+                creditor=d.creditor,
+                amount=d.amount,
+                reason=d.reason,
+                deadline_at=d.deadline_at,
+            )
+            for d in s.debts
+        ],
+        trades=[
+            TradeView(
+                trade=t.id,
+                seat=t.seat,
+                to=t.to,
+                give=t.give,
+                get=t.get,
+                deadline_at=t.deadline_at,
+            )
+            for t in s.trades
+        ],
+        pending=PendingView(seat=p.seat, seats=list(p.seats), kind=p.kind, deadline_at=p.deadline_at) if p else None,
+        legal=legal_commands(s, own) if own is not None else [],  # type: ignore[arg-type]
+        winner=s.winner,
+        end_reason=s.end_reason,
+    )
+
+
+def _seat_view(s: State, i: int) -> SeatView:
+    st = s.seats[i]
+    player = st.player
+    return SeatView(
+        seat=i,
+        name=player.name if player else None,
+        player_id=player.player_id if player else None,
+        bot=player.bot if player else None,
+        cash=st.cash,
+        position=st.position,
+        in_jail=st.in_jail,
+        jail_tries=st.jail_tries,
+        jail_cards=list(st.jail_cards),
+        bankrupt=st.bankrupt,
+        worth=0 if st.bankrupt else final_worth(s, i),
+    )
+
+
+def _site_view(s: State, q: int) -> SiteView:
+    sq, site = SQUARES[q], s.sites[q]
+    return SiteView(
+        square=q, name=sq.name, type=sq.type, group=sq.group, price=sq.price,
+        owner=site.owner, level=site.level, mortgaged=site.mortgaged,
+    )  # fmt: skip
+
+
+def _offer_view(s: State) -> OfferView | None:
+    o = s.offer
+    if o is None:
+        return None
+    if o.kind == "tax":
+        return OfferView(kind="tax", seat=o.seat, deadline_at=o.deadline_at)
+    return OfferView(
+        kind="buy",
+        seat=o.seat,
+        deadline_at=o.deadline_at,
+        square=o.square,
+        price=SQUARES[o.square].price,
+    )
+
+
+def _auction_view(s: State) -> AuctionView | None:
+    a = s.auction
+    if a is None:
+        return None
+    return AuctionView(
+        lot=a.lot, bidders=list(a.bidders), passed=list(a.passed), high_bid=a.high_bid, high_seat=a.high_seat,
+        min_bid=min_bid(a), deadline_at=a.deadline_at, lots_after=len(s.lots),
+    )  # fmt: skip
+
+
+def _shortage_view(s: State) -> ShortageView | None:
+    w = s.shortage
+    if w is None:
+        return None
+    return ShortageView(
+        kind=w.kind,
+        bank=s.houses if w.kind == "house" else s.hotels,
+        claims=[ClaimView(seat=c.seat, sites=list(c.sites)) for c in w.claims],
+        awaited=list(w.awaited),
+        deadline_at=w.deadline_at,
+    )

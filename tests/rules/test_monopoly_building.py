@@ -1,0 +1,159 @@
+"""Monopoly, houses and hotels (RULES.md §3): only on a complete group, evenly, at most four and then a hotel; sold
+back evenly at half price; the bank's 32 houses and 12 hotels; waiting when it is empty; and the auction of
+scarce buildings when two or more owners want more than the bank holds."""
+
+from __future__ import annotations
+
+from service.events import monopoly as ev
+
+from .monopoly_table import table
+
+LIGHT_BLUE = (6, 8, 9)
+ORANGE = (16, 18, 19)
+
+
+def test_a_house_on_a_complete_group_costs_the_deed_price():
+    t = table(own={0: LIGHT_BLUE}).play(ev.Build(sites=(6,)), 0)
+    assert t.level(6) == 1 and t.cash(0) == 1450 and t.state.houses == 31
+
+
+def test_no_house_without_the_whole_group():
+    table(own={0: (6, 8), 1: (9,)}).refused(ev.Build(sites=(6,)), 0, "group_incomplete")
+
+
+def test_no_house_on_a_railroad_or_utility():
+    table(own={0: (5, 15, 25, 35)}).refused(ev.Build(sites=(5,)), 0, "not_a_street")
+
+
+def test_no_house_on_someone_elses_site():
+    table(own={1: LIGHT_BLUE}).refused(ev.Build(sites=(6,)), 0, "not_owner")
+
+
+def test_build_evenly():
+    t = table(own={0: LIGHT_BLUE}, levels={6: 1})
+    t.refused(ev.Build(sites=(6,)), 0, "uneven_building")
+    t.play(ev.Build(sites=(8, 9, 6)), 0)
+    assert [t.level(q) for q in LIGHT_BLUE] == [2, 1, 1]
+
+
+def test_an_uneven_order_is_refused_whole():
+    t = table(own={0: LIGHT_BLUE})
+    t.refused(ev.Build(sites=(6, 6)), 0, "uneven_building")
+    assert t.state.houses == 32
+
+
+def test_no_building_on_a_group_with_a_mortgaged_site():
+    table(own={0: LIGHT_BLUE}, mortgaged=[9]).refused(ev.Build(sites=(6,)), 0, "group_mortgaged")
+
+
+def test_building_you_cannot_afford_is_refused():
+    table(own={0: LIGHT_BLUE}, cash={0: 120}).refused(ev.Build(sites=(6, 8, 9)), 0, "cannot_afford")
+
+
+def test_a_hotel_needs_four_houses_on_every_site_and_returns_its_four_houses():
+    t = table(own={0: LIGHT_BLUE}, levels={6: 4, 8: 4, 9: 3})
+    t.refused(ev.Build(sites=(6,)), 0, "uneven_building")
+    t.play(ev.Build(sites=(9, 6)), 0)
+    assert [t.level(q) for q in LIGHT_BLUE] == [5, 4, 4]
+    assert (t.state.houses, t.state.hotels) == (32 - 8, 11)
+    t.refused(ev.Build(sites=(6,)), 0, "fully_built")
+
+
+def test_selling_evenly_at_half_price():
+    t = table(own={0: LIGHT_BLUE}, levels={6: 2, 8: 2, 9: 1})
+    t.refused(ev.SellBuilding(square=9), 0, "uneven_selling")
+    t.play(ev.SellBuilding(square=6), 0)
+    assert t.level(6) == 1 and t.cash(0) == 1525 and t.state.houses == 32 - 4
+    t.refused(ev.SellBuilding(square=1), 0, "not_owner")
+
+
+def test_selling_a_hotel_puts_four_houses_back_on_the_site():
+    t = table(own={0: LIGHT_BLUE}, levels={6: 5, 8: 5, 9: 5})
+    t.play(ev.SellBuilding(square=8), 0)
+    assert t.level(8) == 4 and t.cash(0) == 1525 and (t.state.houses, t.state.hotels) == (28, 10)
+
+
+def test_selling_a_hotel_when_the_bank_is_short_of_houses_goes_further_down():
+    t = table(own={0: LIGHT_BLUE}, levels={6: 5, 8: 5, 9: 5}, houses=2)
+    t.play(ev.SellBuilding(square=8), 0)
+    assert t.level(8) == 2 and t.cash(0) == 1500 + 3 * 25 and t.state.houses == 0
+
+
+def test_the_bank_has_32_houses_and_12_hotels():
+    t = table(own={0: LIGHT_BLUE})
+    assert (t.state.houses, t.state.hotels) == (32, 12)
+
+
+def test_with_no_houses_left_builders_wait():
+    t = table(own={0: LIGHT_BLUE}, houses=0)
+    t.refused(ev.Build(sites=(6,)), 0, "bank_empty")
+
+
+def test_with_no_hotels_left_builders_wait():
+    t = table(own={0: LIGHT_BLUE}, levels={6: 4, 8: 4, 9: 4}, hotels=0)
+    t.refused(ev.Build(sites=(6,)), 0, "bank_empty")
+
+
+def test_a_build_beyond_the_bank_goes_ahead_with_what_there_is_when_no_one_else_could_build():
+    t = table(own={0: LIGHT_BLUE}, houses=2)
+    t.play(ev.Build(sites=(6, 8, 9)), 0)
+    assert [t.level(q) for q in LIGHT_BLUE] == [1, 1, 0] and t.state.houses == 0
+
+
+def scarce(houses: int = 2, seats: int = 3, **layout):
+    """Seat 0 asks for three houses with ``houses`` in the bank; seat 1 also owns a complete group."""
+    t = table(seats, own={0: LIGHT_BLUE, 1: ORANGE}, houses=houses, **layout)
+    return t.play(ev.Build(sites=(6, 8, 9)), 0)
+
+
+def test_a_build_beyond_the_bank_opens_a_window_for_other_owners_of_complete_groups():
+    t = scarce()
+    declared = t.of(ev.ShortageDeclared)[0]
+    assert (declared.kind, declared.bank, declared.claimants) == ("house", 2, (1,))
+    assert t.state.pending.kind == "shortage" and t.state.pending.seats == (1,)
+    assert t.state.houses == 2
+
+
+def test_no_other_build_while_buildings_are_being_shared_out():
+    t = scarce()
+    t.refused(ev.Build(sites=(16,)), 1, "shortage_open")
+
+
+def test_when_no_one_else_claims_the_build_goes_ahead_with_what_the_bank_has():
+    t = scarce(houses=2).play(ev.ClaimBuildings(sites=()), 1)
+    assert not t.of(ev.ShortageResolved)[0].auction
+    assert [t.level(q) for q in LIGHT_BLUE] == [1, 1, 0] and t.state.houses == 0
+
+
+def test_when_two_owners_want_more_than_the_bank_holds_the_houses_are_auctioned_one_at_a_time():
+    t = scarce(houses=2).play(ev.ClaimBuildings(sites=(16, 18)), 1)
+    assert t.of(ev.ShortageResolved)[0].auction
+    opened = t.of(ev.AuctionOpened)[0]
+    assert opened.lot == "house" and set(opened.bidders) == {0, 1}
+    t.play(ev.Bid(amount=80), 1).play(ev.PassBid(), 0)
+    first = t.of(ev.AuctionClosed)[0]
+    assert (first.winner, first.amount, first.square) == (1, 80, 16)
+    assert t.level(16) == 1 and t.cash(1) == 1420 and t.state.houses == 1
+    opened = t.of(ev.AuctionOpened)[0]  # the next house, straight away
+    assert opened.lot == "house"
+    t.play(ev.Bid(amount=60), 0).play(ev.PassBid(), 1)
+    assert t.level(6) == 1 and t.cash(0) == 1440 and t.state.houses == 0
+    assert t.state.lots == () and t.state.auction is None
+
+
+def test_a_claim_must_be_of_the_scarce_kind_and_built_evenly():
+    t = scarce()
+    t.refused(ev.ClaimBuildings(sites=(16, 16)), 1, "uneven_building")
+    t.refused(ev.ClaimBuildings(sites=(6,)), 1, "not_owner")
+    t.refused(ev.ClaimBuildings(sites=(16,)), 0, "not_a_claimant")
+
+
+def test_the_window_times_out_with_the_claims_it_has():
+    t = scarce().timeout()
+    assert not t.of(ev.ShortageResolved)[0].auction
+    assert [t.level(q) for q in LIGHT_BLUE] == [1, 1, 0]
+
+
+def test_a_jailed_player_still_builds():
+    t = table(own={0: LIGHT_BLUE}, jailed=[0], at={0: 10}).play(ev.Build(sites=(6,)), 0)
+    assert t.level(6) == 1

@@ -222,6 +222,16 @@ class BuildingSold(Event, tag="building_sold"):
     refund: int
 
 
+class BuildingsSoldOff(Event, tag="buildings_sold_off"):
+    """Several sites of one group brought down at once, so the group is never uneven in between: a hotel sold
+    with the bank short of houses, or a bankrupt's buildings. ``levels`` are the sites' levels after."""
+
+    seat: int
+    squares: tuple[int, ...]
+    levels: tuple[int, ...]
+    refund: int
+
+
 class ShortageDeclared(Event, tag="shortage_declared"):
     """A build asks for more ``kind`` than the bank holds: other owners of complete groups may claim theirs."""
 
@@ -339,6 +349,7 @@ MonopolyEvent = Union[
     AuctionClosed,
     Built,
     BuildingSold,
+    BuildingsSoldOff,
     ShortageDeclared,
     BuildingsClaimed,
     ShortageResolved,

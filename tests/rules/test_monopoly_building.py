@@ -73,10 +73,18 @@ def test_selling_a_hotel_puts_four_houses_back_on_the_site():
     assert t.level(8) == 4 and t.cash(0) == 1525 and (t.state.houses, t.state.hotels) == (28, 10)
 
 
-def test_selling_a_hotel_when_the_bank_is_short_of_houses_goes_further_down():
+def test_selling_a_hotel_when_the_bank_is_short_of_houses_takes_the_group_down_evenly():
     t = table(own={0: LIGHT_BLUE}, levels={6: 5, 8: 5, 9: 5}, houses=2)
     t.play(ev.SellBuilding(square=8), 0)
-    assert t.level(8) == 2 and t.cash(0) == 1500 + 3 * 25 and t.state.houses == 0
+    assert [t.level(q) for q in LIGHT_BLUE] == [0, 0, 0]  # 3 sites at 1 house would need 3
+    assert t.cash(0) == 1500 + 3 * 5 * 25 and (t.state.houses, t.state.hotels) == (2, 12)
+
+
+def test_selling_a_hotel_short_of_houses_keeps_as_many_as_the_bank_supplies():
+    t = table(own={0: LIGHT_BLUE}, levels={6: 5, 8: 5, 9: 5}, houses=3)
+    t.play(ev.SellBuilding(square=8), 0)
+    assert [t.level(q) for q in LIGHT_BLUE] == [1, 1, 1] and t.state.houses == 0 and t.state.hotels == 12
+    assert t.cash(0) == 1500 + 3 * 4 * 25
 
 
 def test_the_bank_has_32_houses_and_12_hotels():

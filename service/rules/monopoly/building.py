@@ -257,10 +257,36 @@ def check_sell(s: State, seat: int, q: int) -> None:
 
 
 def sell(b: Batch, seat: int, q: int) -> None:
-    """Half the cost back; a hotel goes back to four houses, or as many as the bank can supply."""
+    """Half the cost back. A hotel goes back to four houses; when the bank has fewer than four, the whole group
+    comes down evenly to the highest level the bank's houses can supply."""
     s = b.state
     check_sell(s, seat, q)
     level = s.sites[q].level
-    after = min(HOTEL - 1, s.houses) if level == HOTEL else level - 1
-    refund = SQUARES[q].house_cost * (level - after) // 2
-    b.emit(ev.BuildingSold(seat=seat, square=q, level=after, refund=refund))
+    if level == HOTEL and s.houses < HOTEL - 1:
+        sell_off(b, seat, _break_down(s, q))
+    else:
+        refund = SQUARES[q].house_cost // 2
+        b.emit(ev.BuildingSold(seat=seat, square=q, level=level - 1, refund=refund))
+
+
+def sell_off(b: Batch, seat: int, targets: dict[int, int]) -> None:
+    """Bring sites down to ``targets`` in one event, at half the cost of what goes."""
+    s = b.state
+    changed = {q: after for q, after in targets.items() if s.sites[q].level != after}
+    if changed:
+        refund = sum(SQUARES[q].house_cost * (s.sites[q].level - after) // 2 for q, after in changed.items())
+        squares = tuple(changed)
+        b.emit(ev.BuildingsSoldOff(seat=seat, squares=squares, levels=tuple(changed.values()), refund=refund))
+
+
+def _break_down(s: State, q: int) -> dict[int, int]:
+    """The group's levels after selling the hotel on ``q`` with the bank short of houses: every site at most
+    ``top``, the highest level whose houses (on former hotel sites, less those freed elsewhere) the bank holds."""
+    group = group_of(q)
+    for top in range(HOTEL - 2, -1, -1):
+        after = {g: min(s.sites[g].level, top) for g in group}
+        hotels = [g for g in group if s.sites[g].level == HOTEL]
+        wanted = sum(after[g] for g in hotels) - sum(s.sites[g].level - after[g] for g in group if g not in hotels)
+        if wanted <= s.houses:
+            return after
+    return {g: 0 for g in group}

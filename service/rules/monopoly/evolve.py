@@ -118,8 +118,8 @@ def _(e: ev.JailRollFailed, s: State, seq: int) -> State:
 
 @_apply.register
 def _(e: ev.LeftJail, s: State, seq: int) -> State:
-    cards = tuple(c for c in s.seats[e.seat].jail_cards if c != e.card)
-    return _seat(s, e.seat, in_jail=False, jail_tries=0, jail_cards=cards)
+    """A card used stays in hand until ``jail_card_returned`` puts it back in its deck, so it is never nowhere."""
+    return _seat(s, e.seat, in_jail=False, jail_tries=0)
 
 
 @_apply.register
@@ -239,6 +239,13 @@ def _(e: ev.Built, s: State, seq: int) -> State:
 def _(e: ev.BuildingSold, s: State, seq: int) -> State:
     before = s.sites[e.square].level
     return _cash(_site(_buildings(s, before, e.level), e.square, level=e.level), e.seat, e.refund)
+
+
+@_apply.register
+def _(e: ev.BuildingsSoldOff, s: State, seq: int) -> State:
+    for q, after in zip(e.squares, e.levels, strict=True):
+        s = _site(_buildings(s, s.sites[q].level, after), q, level=after)
+    return _cash(s, e.seat, e.refund)
 
 
 @_apply.register

@@ -11,7 +11,8 @@ from __future__ import annotations
 from service.events import monopoly as ev
 
 from .batch import Batch
-from .board import HOTEL, SQUARES
+from .board import GROUPS, HOTEL, SQUARES, STREET_GROUPS
+from .building import sell_off
 from .cards import deck_of
 from .state import State
 
@@ -61,17 +62,10 @@ def pay_debts(b: Batch) -> None:
 def go_bankrupt(b: Batch, seat: int, creditor: int | None) -> None:
     """Buildings go back to the bank at half price first; then cash, properties and jail cards go over."""
     s = b.state
-    for q in s.owned_by(seat):
-        level = s.sites[q].level
-        if level:
-            b.emit(
-                ev.BuildingSold(
-                    seat=seat,
-                    square=q,
-                    level=0,
-                    refund=SQUARES[q].house_cost * level // 2,
-                )
-            )
+    for group in STREET_GROUPS:
+        built = [q for q in GROUPS[group] if s.sites[q].owner == seat and s.sites[q].level]
+        if built:
+            sell_off(b, seat, dict.fromkeys(built, 0))
     if creditor is None:
         for card in s.seats[seat].jail_cards:
             b.emit(ev.JailCardReturned(seat=seat, card=card, deck=deck_of(card)))  # type: ignore[arg-type]

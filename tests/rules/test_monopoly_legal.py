@@ -15,6 +15,7 @@ from service.events import monopoly as ev
 from service.events.common import Timeout
 from service.rules.errors import RuleViolation
 from service.rules.monopoly import legal_commands, run
+from service.rules.monopoly.legal import legal_forms
 from service.rules.monopoly.state import State
 
 from .monopoly_table import AT, started, table
@@ -162,3 +163,33 @@ def test_a_bankrupt_seat_and_a_finished_game_have_nothing_to_send():
         t.refused(ev.Roll(), 0, "bankrupt" if seats == 3 else "game_over")
     assert t.state.over and all(legal_commands(t.state, i) == [] for i in range(2))
     table().refused(ev.Roll(), None, "not_seated")
+
+
+# --- the open-ended commands -------------------------------------------------------------------------------
+
+
+def test_an_offer_example_is_listed_and_accepted_and_the_forms_bound_what_may_be_offered():
+    t = table(3, own={0: (1, 3, 5), 1: (39,)}, levels={1: 1, 3: 1}, jail_cards={2: ("CC05",)})
+    listed = legal_commands(t.state, 0)
+    assert ev.OfferTrade(to=1, give=ev.Holdings(cash=1)) in listed
+    forms = legal_forms(t.state, 0)
+    assert forms.offer_trade.to == [1, 2] and forms.offer_trade.cash == 1500
+    assert forms.offer_trade.squares == [5]  # the brown sites carry houses
+    assert forms.offer_trade.their_squares == {1: [39], 2: []}
+    assert forms.offer_trade.their_jail_cards == {1: [], 2: ["CC05"]}
+    assert forms.build == [1, 3] and forms.bid is None
+
+
+def test_no_offer_example_while_an_offer_of_yours_is_open():
+    t = table(own={0: (1,)})
+    t.play(ev.OfferTrade(to=1, give=ev.Holdings(squares=(1,))), 0)
+    assert not any(isinstance(c, ev.OfferTrade) for c in legal_commands(t.state, 0))
+    assert legal_forms(t.state, 0).offer_trade is None
+
+
+def test_the_bid_form_runs_from_the_least_bid_to_the_bidders_cash():
+    t = table(cash={1: 300}).dice(1, 2)
+    t.play(ev.Roll(), 0).play(ev.Decline(), 0).play(ev.Bid(amount=20), 0)
+    form = legal_forms(t.state, 1).bid
+    assert (form.min, form.max) == (21, 300)
+    assert ev.Bid(amount=21) in legal_commands(t.state, 1)

@@ -1,9 +1,9 @@
 """``legal_commands``: what a seat may send now, each checked by the same rule functions ``decide`` uses, so
 every command listed is accepted.
 
-Commands with an open-ended argument appear in one form: ``bid`` at the least it may be, ``build`` one site at
-a time, ``claim_buildings`` one site at a time (or none). ``offer_trade`` is never listed: what to offer is the
-player's to invent (``decide`` checks it).
+Commands with an open-ended argument appear as examples (API.md): ``bid`` at the least it may be, ``build`` and
+``claim_buildings`` one site at a time, ``offer_trade`` as the smallest gift to the next player; ``legal_forms``
+gives their bounds — what a bid, a build order, a claim or an offer may hold now.
 """
 
 from __future__ import annotations
@@ -21,7 +21,33 @@ from .batch import Batch
 from .board import JAIL_FINE, PROPERTIES
 from .state import State
 
-__all__ = ["legal_commands", "min_bid"]
+__all__ = ["LegalForms", "legal_commands", "legal_forms", "min_bid"]
+
+
+class BidForm(msgspec.Struct, kw_only=True):
+    min: int
+    max: int
+    """The bidder's cash."""
+
+
+class TradeForm(msgspec.Struct, kw_only=True):
+    """What an offer may hold: ``give`` from the caller's own, ``get`` from each other player's (by seat)."""
+
+    to: list[int]
+    cash: int
+    """The most cash the caller may give (its cash); the other side's is checked on acceptance."""
+    squares: list[int]
+    jail_cards: list[str]
+    their_squares: dict[int, list[int]]
+    their_jail_cards: dict[int, list[str]]
+
+
+class LegalForms(msgspec.Struct, kw_only=True, omit_defaults=True):
+    bid: BidForm | None = None
+    build: list[int] | None = None
+    """Sites that take one building now; a ``build`` order lists them (repeats allowed) as long as it stays even."""
+    claim_buildings: list[int] | None = None
+    offer_trade: TradeForm | None = None
 
 
 def _ok(check: Callable[[], object]) -> bool:
@@ -37,7 +63,50 @@ def legal_commands(s: State, seat: int) -> list[msgspec.Struct]:
     may do at any time."""
     if s.phase != "playing" or not 0 <= seat < s.n or s.seats[seat].bankrupt:
         return []
-    return [*_turn(s, seat), *_answers(s, seat), *_owner(s, seat)]
+    return [*_turn(s, seat), *_answers(s, seat), *_owner(s, seat), *_offer_example(s, seat)]
+
+
+def tradeable(s: State, seat: int) -> list[int]:
+    """``seat``'s properties that may change hands now (none on a group with buildings)."""
+    return [q for q in s.owned_by(seat) if _ok(lambda q=q: trades.check_side(s, seat, ev.Holdings(squares=(q,))))]  # type: ignore[misc]
+
+
+def _offer_example(s: State, seat: int) -> list[msgspec.Struct]:
+    """The smallest offer that is accepted now: $1 (or else a property) to the next player still in."""
+    others = s.opponents(seat)
+    if not others or any(t.seat == seat for t in s.trades):
+        return []
+    if s.seats[seat].cash >= 1:
+        give = ev.Holdings(cash=1)
+    elif own := tradeable(s, seat):
+        give = ev.Holdings(squares=(own[0],))
+    else:
+        return []
+    return [ev.OfferTrade(to=others[0], give=give)]
+
+
+def legal_forms(s: State, seat: int) -> LegalForms:
+    """The bounds of the open-ended commands ``seat`` may send now (see the module's docstring)."""
+    listed = legal_commands(s, seat)
+    forms = LegalForms()
+    a = s.auction
+    if a is not None and any(isinstance(c, ev.Bid) for c in listed):
+        forms.bid = BidForm(min=min_bid(a), max=s.seats[seat].cash)
+    builds = [c.sites[0] for c in listed if isinstance(c, ev.Build)]
+    forms.build = builds or None
+    claims = [c.sites[0] for c in listed if isinstance(c, ev.ClaimBuildings) and c.sites]
+    forms.claim_buildings = claims if any(isinstance(c, ev.ClaimBuildings) for c in listed) else None
+    if any(isinstance(c, ev.OfferTrade) for c in listed):
+        others = s.opponents(seat)
+        forms.offer_trade = TradeForm(
+            to=others,
+            cash=s.seats[seat].cash,
+            squares=tradeable(s, seat),
+            jail_cards=list(s.seats[seat].jail_cards),
+            their_squares={o: tradeable(s, o) for o in others},
+            their_jail_cards={o: list(s.seats[o].jail_cards) for o in others},
+        )
+    return forms
 
 
 def _turn(s: State, seat: int) -> list[msgspec.Struct]:

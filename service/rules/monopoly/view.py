@@ -10,7 +10,7 @@ import msgspec
 from service.events.monopoly import Holdings, Lot, MonopolyClientCommand
 
 from .board import SQUARES
-from .legal import legal_commands, min_bid
+from .legal import LegalForms, legal_commands, legal_forms, min_bid
 from .state import State
 from .worth import final_worth
 
@@ -38,6 +38,10 @@ class SiteView(msgspec.Struct, kw_only=True):
     type: str
     group: str | None = None
     price: int = 0
+    house_cost: int = 0
+    """What a house (or the hotel) costs on this site; sold back for half."""
+    rent: list[int] = []
+    """A street's rent bare, with 1–4 houses, and with the hotel (double the bare rent on a complete group)."""
     owner: int | None = None
     level: int = 0
     """0–4 houses, 5 a hotel."""
@@ -125,6 +129,8 @@ class MonopolyView(msgspec.Struct, kw_only=True):
     trades: list[TradeView]
     pending: PendingView | None
     legal: list[MonopolyClientCommand]
+    legal_forms: LegalForms | None = None
+    """The bounds of ``legal``'s open-ended commands (bids, build orders, claims, trade offers)."""
     winner: int | None
     end_reason: str | None = None
 
@@ -179,6 +185,7 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> MonopolyView:
         ],
         pending=PendingView(seat=p.seat, seats=list(p.seats), kind=p.kind, deadline_at=p.deadline_at) if p else None,
         legal=legal_commands(s, own) if own is not None else [],  # type: ignore[arg-type]
+        legal_forms=legal_forms(s, own) if own is not None else None,
         winner=s.winner,
         end_reason=s.end_reason,
     )
@@ -205,8 +212,8 @@ def _seat_view(s: State, i: int) -> SeatView:
 def _site_view(s: State, q: int) -> SiteView:
     sq, site = SQUARES[q], s.sites[q]
     return SiteView(
-        square=q, name=sq.name, type=sq.type, group=sq.group, price=sq.price,
-        owner=site.owner, level=site.level, mortgaged=site.mortgaged,
+        square=q, name=sq.name, type=sq.type, group=sq.group, price=sq.price, house_cost=sq.house_cost,
+        rent=list(sq.rent), owner=site.owner, level=site.level, mortgaged=site.mortgaged,
     )  # fmt: skip
 
 

@@ -54,7 +54,8 @@ def summary(e: msgspec.Struct) -> str:
 def _(e: ev.GameCreated) -> str:
     c = e.config
     rounds = f"at most {c.max_rounds} rounds" if c.max_rounds else "until one player is left"
-    return f"game created: {c.seats} seats, {rounds}, {c.response_seconds}s to answer, seed commitment {e.seed_commitment[:16]}…"
+    answer = f"{c.response_seconds}s to answer"
+    return f"game created: {c.seats} seats, {rounds}, {answer}, seed commitment {e.seed_commitment[:16]}…"
 
 
 @summary.register
@@ -193,6 +194,12 @@ def _(e: ev.Built) -> str:
 @summary.register
 def _(e: ev.BuildingSold) -> str:
     return f"seat {e.seat} sells buildings on {name(e.square)} back for ${e.refund}: {_level(e.level)} left"
+
+
+@summary.register
+def _(e: ev.BuildingsSoldOff) -> str:
+    left = ", ".join(f"{name(q)} {_level(level)}" for q, level in zip(e.squares, e.levels, strict=True))
+    return f"seat {e.seat} sells buildings back evenly for ${e.refund}: {left}"
 
 
 @summary.register

@@ -11,7 +11,7 @@ from collections import OrderedDict
 
 import msgspec
 
-from service.bots import Bot, bot, next_move
+from service.bots import Bot, awaited, bot, holds_up, next_move
 from service.events.common import Timeout
 from service.rules.engine import Game
 
@@ -45,6 +45,19 @@ def bot_seats(game: Game) -> dict[int, str]:
     return {i: st.player.bot for i, st in enumerate(game.state.seats) if st.player is not None and st.player.bot}
 
 
+def _waits_on(pending: msgspec.Struct, bots: dict[int, str]) -> bool:
+    """Whether a wait is a bot's: any of the seats it awaits (an auction's bidders, say) is a server bot, which then
+    answers at once; a wait on people alone lasts to its deadline."""
+    return any(seat in bots for seat in awaited(pending))
+
+
+def _bot_plays_on(game: Game, bots: dict[int, str]) -> bool:
+    """Whether a bot's turn goes on past a wait on people that holds up nothing (a Monopoly trade offer): the bot
+    whose turn it is has something to do, and does it now rather than at the offer's deadline."""
+    s = game.state
+    return not holds_up(s) and s.turn_seat in bots and bool(game.rules.legal_commands(s, s.turn_seat))
+
+
 def due_at(game: Game, now: int, bot_delay_ms: int = 0) -> int | None:
     """The next moment the server must look at this game, or ``None`` if it waits on people only."""
     s, rules = game.state, game.rules
@@ -53,7 +66,9 @@ def due_at(game: Game, now: int, bot_delay_ms: int = 0) -> int | None:
     bots = bot_seats(game)
     pending = s.pending
     if pending is not None:
-        return now + bot_delay_ms if pending.seat in bots else pending.deadline_at
+        if _waits_on(pending, bots) or _bot_plays_on(game, bots):
+            return now + bot_delay_ms
+        return pending.deadline_at
     if any(rules.legal_commands(s, seat) for seat in bots):
         return now + bot_delay_ms
     return None
@@ -66,14 +81,17 @@ def server_move(game: Game, now: int) -> ServerMove | None:
         return None
     bots = bot_seats(game)
     pending = s.pending
-    if pending is not None and pending.seat not in bots:
+    if pending is not None and not _waits_on(pending, bots):
         if now >= pending.deadline_at:
             return ServerMove(Timeout(), None, f"timeout:{game.game_id}:{game.version}")
-        return None
+        if holds_up(s):
+            return None
     players = [seated_bot(game.game_id, i, rules.KIND, bots[i]) if i in bots else bot(rules.KIND, "random") for i in range(s.n)]
     rnd = random.Random(f"{game.game_id}:{game.version}")
     move = next_move(rules, s, players, rnd, seats=set(bots))
     if move is None:
+        if pending is not None and now >= pending.deadline_at:  # the bots awaited let it pass: the deadline holds
+            return ServerMove(Timeout(), None, f"timeout:{game.game_id}:{game.version}")
         return None
     seat, command = move
     return ServerMove(command, seat, f"bot:{game.game_id}:{game.version}")

@@ -3,6 +3,7 @@
 Every game is played to its end and written as ``DIR/<game_id>.ndjson`` with its seed in the header
 (the game is over, so the seed is public), ready for ``python -m replays verify DIR``. The seeds come
 from one base seed (``--seed``, see ``seeds.py``), so the same command line writes the same files.
+``simulate monopoly`` without ``--export`` counts where turns end instead (``monopoly_simulate.py``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from service.events.export import dumps
 from service.rules.engine import GAMES, export_header, seat_range
 from service.simulate import new_game, play
 
-from . import seeds
+from . import monopoly_simulate, seeds
 
 
 @dataclass(frozen=True)
@@ -74,8 +75,11 @@ def seats_of(kind: str, wanted: int | None) -> int:
 
 
 def default_bots(kind: str, preferred: str) -> str:
-    """``preferred`` (a comma list) where the kind has every one of those bots, else its greedy bot."""
-    return preferred if all(n in BOTS[kind] for n in preferred.split(",")) else "greedy"
+    """``preferred`` (a comma list) where the kind has every one of those bots, else its best plain player: the
+    greedy bot of the card games, Monopoly's strategic one."""
+    if all(n in BOTS[kind] for n in preferred.split(",")):
+        return preferred
+    return next(n for n in ("greedy", "strategic", *BOTS[kind]) if n in BOTS[kind])
 
 
 def bot_names(kind: str, text: str) -> tuple[str, ...]:
@@ -183,7 +187,12 @@ def _wins(what: str, wins: Counter, played: Counter | None) -> Table:
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.kind == "monopoly" and args.export is None:
+        return monopoly_simulate.main(args)
     console = Console(highlight=False)
+    if args.export is None:
+        console.print("error: --export DIR is required (only monopoly counts squares without it)", markup=False)
+        return 2
     try:
         bots = bot_names(args.kind, args.bots or default_bots(args.kind, "greedy"))
         base = seeds.parse_base(args.seed)
@@ -214,9 +223,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("kind", choices=sorted(GAMES), help="the game")
     p.add_argument("--games", type=int, default=100, help="how many games (default 100)")
     p.add_argument("--seats", type=seat_counts, help="seats: 4, or a range like 2-8 (default 4, or what the kind allows)")
-    p.add_argument("--export", required=True, metavar="DIR", help="write DIR/<game_id>.ndjson for every game")
+    p.add_argument("--export", metavar="DIR", help="write DIR/<game_id>.ndjson for every game (monopoly without it: where turns end)")
     p.add_argument("--bots", help="bots seated in turn, e.g. greedy,random (default greedy)")
     p.add_argument("--seed", help="base seed, decimal or hex (default: random, printed so the run can be repeated)")
     p.add_argument("--timeouts", type=float, default=0.0, help="share of waits left to the server's deadline (0-1)")
-    p.add_argument("--jobs", type=int, default=0, help="worker processes (default: one per CPU)")
+    p.add_argument("--jobs", "--workers", type=int, default=0, help="worker processes (default: one per CPU)")
+    monopoly_simulate.add_arguments(p)
     p.set_defaults(func=main)

@@ -51,6 +51,14 @@ RECIPES: tuple[Recipe, ...] = (
     Recipe("fp-8-greedy-timeouts", 8, ("greedy",) * 8, timeouts=0.5),
     Recipe("fp-3-tournament", 3, ("greedy", "random", "greedy"), timeouts=0.1, options={"mode": "tournament"}),
     Recipe("sol-greedy", 1, ("greedy",), kind="solitaire"),
+    Recipe(
+        "mono-4-strategic-random",
+        4,
+        ("strategic", "random") * 2,
+        timeouts=0.1,
+        kind="monopoly",
+        options={"max_rounds": 35},
+    ),
 )
 
 

@@ -1,5 +1,5 @@
 """The scores of a game: who sits where, their Point cards and points, the status and the winner (a solitaire's:
-its outcome, runs, moves, redeals and time).
+its outcome, runs, moves, redeals and time; a Monopoly game's points: each seat's worth at the end).
 
 A pure fold of the events' public parts (``fold``): the projector stores its result with the checkpoint
 (``ns:proj:scores:{pN}:<game_id>``, fields ``applied`` and ``model``). Points belong to the seat and the
@@ -230,6 +230,21 @@ def _solitaire_lost(s: Scores, e: Any, env: Envelope) -> None:
     s.solitaire.reason, s.solitaire.runs = e.reason, list(e.runs)  # type: ignore[union-attr]
 
 
+# --- Monopoly ----------------------------------------------------------------------------------
+
+
+def _monopoly_turn_began(s: Scores, e: Any, env: Envelope) -> None:
+    s.status, s.round = "playing", e.round
+
+
+def _monopoly_ended(s: Scores, e: Any, env: Envelope) -> None:
+    """A seat's score is its worth when the game ended (0 for the bankrupt), as the rules counted it."""
+    s.status, s.winner = "finished", e.winner
+    s.finished_version, s.finished_at = env.seq, env.at
+    for seat, worth in zip(s.seats, e.worth, strict=False):
+        seat.points = worth
+
+
 Step = Callable[[Scores, Any, Envelope], None]
 
 STEPS: dict[str, dict[str, Step]] = {
@@ -252,6 +267,12 @@ STEPS: dict[str, dict[str, Step]] = {
         "undone": _undone,
         "game_won": _solitaire_won,
         "game_lost": _solitaire_lost,
+    },
+    "monopoly": {
+        "game_created": _game_created,
+        "seat_taken": _seat_taken,
+        "turn_began": _monopoly_turn_began,
+        "game_ended": _monopoly_ended,
     },
 }
 """Per kind, the events that change the scores (every other event only moves the version)."""

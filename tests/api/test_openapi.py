@@ -30,8 +30,14 @@ ROUTES = [
 COMMANDS = {"feed_meter", "run_errand", "free_parking", "time_expires", "swap_three", "discard", "draw_second_chance",
             "end_turn", "officer_jones", "talk_out", "accept", "choose"}
 SOLITAIRE_COMMANDS = {"move", "redeal", "undo", "resign"}
+MONOPOLY_COMMANDS = {"roll", "pay_fine", "use_jail_card", "buy", "decline", "choose_tax", "bid", "pass_bid", "build",
+                     "claim_buildings", "sell_building", "mortgage", "lift_mortgage", "offer_trade", "accept_trade",
+                     "reject_trade", "withdraw_trade", "declare_bankruptcy"}
 VIEW_FIELDS = {"game_id", "kind", "status", "version", "head", "seat", "turn", "phase", "players", "you", "pending", "legal", "winner"}
 SOLITAIRE_VIEW_FIELDS = {"game_id", "kind", "status", "version", "head", "seat", "layout", "runs", "redeals_left", "hint", "legal"}
+MONOPOLY_VIEW_FIELDS = {"game_id", "kind", "status", "version", "head", "seat", "seats", "board", "houses", "hotels", "turn_seat",
+                        "round", "max_rounds", "step", "dice", "doubles", "offer", "auction", "shortage", "debts", "trades",
+                        "pending", "legal", "winner"}
 METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
 
@@ -165,7 +171,8 @@ async def test_every_route_of_the_contract_is_documented_with_its_schemas(docume
     assert {"200", "400", "401", "403", "404", "409", "413", "422", "503"} <= statuses
     # the command union: every command of API.md, each by its tag, and none of the server's own
     union = doc["paths"]["/games/{game_id}/commands"]["post"]["requestBody"]["content"]["application/json"]["schema"]
-    assert set(union["discriminator"]["mapping"]) == COMMANDS | SOLITAIRE_COMMANDS and union["discriminator"]["propertyName"] == "type"
+    assert set(union["discriminator"]["mapping"]) == COMMANDS | SOLITAIRE_COMMANDS | MONOPOLY_COMMANDS
+    assert union["discriminator"]["propertyName"] == "type"
     for tag, ref in union["discriminator"]["mapping"].items():
         command = resolve(doc, ref)
         assert command["properties"]["type"].get("enum") == [tag] or command["properties"]["type"].get("const") == tag
@@ -182,6 +189,7 @@ async def test_every_route_of_the_contract_is_documented_with_its_schemas(docume
     views = {schema_of(doc, v)["properties"]["kind"]["enum"][0]: schema_of(doc, v) for v in view_schema["anyOf"]}
     assert VIEW_FIELDS <= set(views["free-parking"]["properties"])
     assert SOLITAIRE_VIEW_FIELDS <= set(views["solitaire"]["properties"])
+    assert MONOPOLY_VIEW_FIELDS <= set(views["monopoly"]["properties"])
     command_view = schema_of(doc, response_schema(doc, "post", "/games/{game_id}/commands", "200"))["properties"]["view"]
     assert schema_of(doc, command_view) == view_schema, "the command's answer does not document its view"
     listed = schema_of(doc, schema_of(doc, response_schema(doc, "get", "/games", "200"))["properties"]["games"]["items"])

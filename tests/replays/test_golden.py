@@ -45,8 +45,8 @@ def test_a_golden_log_verifies_with_every_command_re_decided(path):
     assert verdict.secrets_checked == sum(e.secret_digest is not None for e in envelopes)
     assert verdict.secrets_checked > 0 or header.kind == "solitaire"  # a solitaire's board is face up: no secrets
     assert verdict.notes == [], "a golden ends with the game: " + verdict.summary()
-    ends = ["game_won"] if header.kind == "free-parking" else ["game_won", "game_lost"]
-    assert envelopes[-2].type in ends and envelopes[-1].type == "seed_revealed"
+    ends = {"free-parking": ["game_won"], "solitaire": ["game_won", "game_lost"], "monopoly": ["game_ended"]}
+    assert envelopes[-2].type in ends[header.kind] and envelopes[-1].type == "seed_revealed"
 
 
 def test_the_goldens_cover_several_tables_both_bots_and_server_timeouts():
@@ -100,3 +100,14 @@ def test_the_golden_command_verifies_them_all(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[-1] == f"{len(FILES)} of {len(FILES)} logs verified"
     assert sum(line.startswith("OK golden-") for line in out) == len(FILES)
+
+
+def test_the_monopoly_golden_covers_auctions_building_mortgages_trades_jail_and_server_timeouts():
+    """Its one secret is the deck order; every wait the server closed is re-decided from the file like any command."""
+    [path] = [p for p in FILES if _log(p)[0].kind == "monopoly"]
+    header, envelopes = _log(path)
+    wanted = {"auction_closed", "bid_placed", "built", "mortgaged", "trade_offered", "sent_to_jail", "card_drawn"}
+    assert wanted <= {e.type for e in envelopes}
+    assert "timeout" in _commands(envelopes)
+    assert [e.type for e in envelopes if e.secret_digest is not None] == ["game_started"]
+    assert msgspec.json.decode(header.config)["max_rounds"] == 35

@@ -60,11 +60,13 @@ function lobby() {
   const seatsInput = h("input", { name: "seats", type: "number", value: 2, min: 1, max: 8 });
   const modeSelect = h("select", { name: "mode" }, h("option", { value: "standard" }, "standard"), h("option", { value: "tournament" }, "tournament"));
   const sit = h("input", { name: "sit", type: "checkbox", checked: true });
+  const kindOptions = h("span#kind-options");   // a kind's own option inputs (a table's optionFields())
   const fitKind = () => {
     const t = tableFor(kindSelect.value);
     seatsInput.min = t.seats.min; seatsInput.max = t.seats.max; seatsInput.value = t.seats.default;
     seatsInput.disabled = t.seats.min === t.seats.max;
     modeSelect.closest("label").hidden = kindSelect.value !== "free-parking";
+    kindOptions.replaceChildren(...(t.optionFields ? t.optionFields() : []));
   };
   kindSelect.addEventListener("change", fitKind);
   const create = h("section.box#create", {}, h("h2", {}, "New game"),
@@ -73,6 +75,8 @@ function lobby() {
       const kind = kindSelect.value;
       const body = { kind, seats: Number(seatsInput.value) };
       if (kind === "free-parking") body.options = { mode: modeSelect.value };
+      const t = tableFor(kind);
+      if (t.readOptions) body.options = t.readOptions(e.target.elements);
       try {
         const game = await api.post("/games", body);
         if (sit.checked) await api.join(game.game_id, api.player() ? undefined : "Guest");
@@ -80,7 +84,7 @@ function lobby() {
       } catch (err) { flash(err.message); }
     } },
       h("label", {}, "Game ", kindSelect), h("label", {}, "Seats ", seatsInput), h("label", {}, "Mode ", modeSelect),
-      h("label", {}, sit, " take a seat"), h("button", { type: "submit" }, "Create")));
+      kindOptions, h("label", {}, sit, " take a seat"), h("button", { type: "submit" }, "Create")));
 
   const lists = h("section.box#games", {}, h("h2", {}, "Games"));
   const tables = { waiting: h("div", { dataset: { status: "waiting" } }), playing: h("div", { dataset: { status: "playing" } }),

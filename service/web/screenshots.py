@@ -1,8 +1,8 @@
 """Screenshots of the web page for the README: ``python -m service.web.screenshots [--out docs/screenshots]``.
 
 Starts ``python -m service serve`` on a free port with a throwaway embedded store, sets up games through the
-HTTP API, and photographs the lobby, a card-game table, a solitaire with its hint and the replay viewer with
-Debian's Chromium (``/usr/bin/chromium``, driven by Playwright; no browser is ever downloaded).
+HTTP API, and photographs the lobby, a card-game table, a solitaire with its hint, a Monopoly table and the
+replay viewer with Debian's Chromium (``/usr/bin/chromium``, driven by Playwright; no browser is ever downloaded).
 """
 
 from __future__ import annotations
@@ -123,6 +123,7 @@ async def shoot(base: str, out: Path) -> list[Path]:
             headers={"authorization": f"Bearer {ann['token']}"},
         )
         replay_version = (await client.get(f"/games/{finished}")).json()["version"]
+        monopoly = await _monopoly_table(client, ann["token"])
 
     shots = []
     async with async_playwright() as pw:
@@ -154,6 +155,15 @@ async def shoot(base: str, out: Path) -> list[Path]:
         shots.append(out / "solitaire.png")
         await page.screenshot(path=shots[-1], full_page=True)
 
+        await page.goto(f"/#/games/{monopoly}")
+        await page.wait_for_selector("#table .mono-board .mono-cell")
+        owned = page.locator("#table .mono-cell[data-owner='0']")
+        if await owned.count():  # one of Ann's properties, with what she may do with it
+            await owned.first.click()
+        await page.wait_for_timeout(300)
+        shots.append(out / "monopoly.png")
+        await page.screenshot(path=shots[-1], full_page=True)
+
         at = replay_version // 2
         await page.goto(f"/#/replay/{finished}")
         await page.wait_for_selector(f"#replay-table[data-at='{replay_version}']")
@@ -167,6 +177,44 @@ async def shoot(base: str, out: Path) -> list[Path]:
         await page.screenshot(path=shots[-1], full_page=True)
         await browser.close()
     return shots
+
+
+MONOPOLY_MOVES = ["buy", "choose_tax", "pass_bid", "claim_buildings", "pay_fine", "roll"]
+"""Ann's Monopoly, in this order of preference: she buys what she lands on and stays out of auctions."""
+
+
+async def _monopoly_table(client: httpx.AsyncClient, token: str) -> str:
+    """A Monopoly game of Ann's and three bots, some rounds in: properties owned, Ann to move."""
+    game_id = (
+        await client.post(
+            "/games",
+            json={"kind": "monopoly", "seats": 4, "options": {"max_rounds": 40}},
+        )
+    ).json()["game_id"]
+    await client.post(
+        f"/games/{game_id}/seats",
+        json={},
+        headers={"authorization": f"Bearer {token}"},
+    )
+    for bot in ("strategic", "strategic", "random"):
+        await client.post(f"/games/{game_id}/seats", json={"bot": bot})
+    def moves(v: dict) -> list[dict]:
+        return [c for c in v["legal"] if c["type"] in MONOPOLY_MOVES]
+
+    for _ in range(30):
+        v = await _until(
+            client, game_id, token, lambda v: moves(v) or v["status"] == "finished"
+        )
+        if not moves(v):
+            break
+        command = min(moves(v), key=lambda c: MONOPOLY_MOVES.index(c["type"]))
+        await client.post(
+            f"/games/{game_id}/commands",
+            json={**command, "expected_version": v["version"]},
+            headers={"authorization": f"Bearer {token}"},
+        )
+    await _until(client, game_id, token, moves)
+    return game_id
 
 
 def main(argv: list[str] | None = None) -> int:

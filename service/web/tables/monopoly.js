@@ -1,0 +1,540 @@
+// Monopoly's table: the board as a ring of 40 squares (colour band, owner, buildings, mortgage, tokens), the
+// players, the bank, the dice, and whatever the game waits for (a purchase, the income tax, an auction, a
+// building shortage, debts, trades). Every button is one of the view's `legal` commands; open-ended ones (a
+// bid, a trade) are filled in from their inputs. Click a property to see it and what you may do with it.
+import { h, commandButtons, humanize } from "./common.js";
+
+const GROUP_COLOURS = {
+  brown: "#8b4a2b", light_blue: "#aae0fa", pink: "#d93a96", orange: "#f7941d", red: "#ed1b24",
+  yellow: "#fef200", green: "#1fb25a", dark_blue: "#0072bb",
+};
+const HOUSE_COST = { brown: 50, light_blue: 50, pink: 100, orange: 100, red: 150, yellow: 150, green: 200, dark_blue: 200 };
+const SEAT_COLOURS = ["#e74c3c", "#2d8cf0", "#27ae60", "#f39c12", "#8e44ad", "#16a085", "#d35400", "#34495e"];
+const JAIL = 10;
+const HOTEL = 5;
+const ICONS = { go: "←", chance: "?", community_chest: "♥", income_tax: "$", luxury_tax: "◆", jail: "",
+                free_parking: "P", go_to_jail: "⚠", railroad: "▥", utility: "⚡" };
+const PIPS = ["", "⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
+
+// ---------------------------------------------------------------- names and labels
+
+const money = (n) => `$${Number(n).toLocaleString("en-US")}`;
+
+function seatName(view, seat) {
+  if (seat == null) return "the bank";
+  const p = (view.seats || [])[seat];
+  const name = (p && p.name) || (p && p.bot ? `${p.bot} bot` : `Seat ${seat}`);
+  return seat === view.seat ? `${name} (you)` : name;
+}
+
+/** A name that fits a square of the board (the full name is its title). */
+function shortName(name) {
+  return name.replace(/ Avenue$/, " Ave.").replace(/ Railroad$/, " R.R.").replace(/^Jail \/ Just Visiting$/, "Jail");
+}
+
+function squareName(view, q) {
+  const sq = (view.board || [])[q];
+  return sq ? sq.name : `square ${q}`;
+}
+
+function lotName(view, lot) {
+  return typeof lot === "number" ? squareName(view, lot) : `a ${lot}`;
+}
+
+function whereIs(view, p) {
+  if (p.position === JAIL) return p.in_jail ? "in jail" : "just visiting";
+  return `on ${squareName(view, p.position)}`;
+}
+
+function jailCardName(id) {
+  return `Get Out of Jail Free (${id.startsWith("CH") ? "Chance" : "Community Chest"})`;
+}
+
+function holdingsText(view, side) {
+  const parts = [];
+  if (side && side.cash) parts.push(money(side.cash));
+  for (const q of (side && side.squares) || []) parts.push(squareName(view, q));
+  for (const c of (side && side.jail_cards) || []) parts.push(jailCardName(c));
+  return parts.length ? parts.join(", ") : "nothing";
+}
+
+/** Income Tax's worth: cash + printed price of every property + buildings at cost. */
+function taxWorth(view, seat) {
+  let worth = view.seats[seat].cash;
+  for (const sq of view.board) {
+    if (sq.owner !== seat) continue;
+    worth += sq.price + (HOUSE_COST[sq.group] || 0) * sq.level;
+  }
+  return worth;
+}
+
+export function label(view, c) {
+  const me = view.seat != null ? view.seats[view.seat] : null;
+  switch (c.type) {
+    case "roll": return me && me.in_jail ? "Roll for doubles" : "Roll the dice";
+    case "pay_fine": return "Pay the $50 fine";
+    case "use_jail_card": return "Use a Get Out of Jail Free card";
+    case "buy": return view.offer && view.offer.square != null
+      ? `Buy ${squareName(view, view.offer.square)} for ${money(view.offer.price)}` : "Buy";
+    case "decline": return "Decline (the bank auctions it)";
+    case "choose_tax":
+      if (c.choice === "flat") return "Pay $200";
+      if (c.choice === "percent" && view.seat != null) {
+        const w = taxWorth(view, view.seat);
+        return `Pay 10% of your worth (${money(Math.floor(w / 10))} of ${money(w)})`;
+      }
+      return "Pay 10% of your worth";
+    case "bid": return c.amount != null ? `Bid ${money(c.amount)}` : "Bid";
+    case "pass_bid": return "Pass";
+    case "build": return c.sites ? `Build on ${c.sites.map((q) => squareName(view, q)).join(", ")}` : "Build";
+    case "claim_buildings": return !c.sites ? "Claim buildings"
+      : c.sites.length ? `Claim for ${c.sites.map((q) => squareName(view, q)).join(", ")}` : "Claim nothing";
+    case "sell_building": return c.square != null ? `Sell a building on ${squareName(view, c.square)}` : "Sell a building";
+    case "mortgage": return c.square != null ? `Mortgage ${squareName(view, c.square)}` : "Mortgage";
+    case "lift_mortgage": return c.square != null ? `Lift the mortgage on ${squareName(view, c.square)}` : "Lift a mortgage";
+    case "offer_trade": return c.to != null ? `Offer a trade to ${seatName(view, c.to)}` : "Offer a trade";
+    case "accept_trade": return "Accept";
+    case "reject_trade": return "Reject";
+    case "withdraw_trade": return "Withdraw";
+    case "declare_bankruptcy": return "Declare bankruptcy";
+    default: return humanize(c.type);
+  }
+}
+
+// ---------------------------------------------------------------- small pieces
+
+/** A wait's deadline, counting down (app.js ticks every [data-deadline]); in a replay, the time it was due. */
+function deadline(at, ctx) {
+  if (ctx.readonly) return h("span.deadline.muted", {}, `(due ${new Date(at).toLocaleTimeString()})`);
+  const s = Math.max(0, Math.round((at - Date.now()) / 1000));
+  return h("span.deadline", { dataset: { deadline: at } }, `(${s}s left)`);
+}
+
+function token(view, seat) {
+  return h("span.mono-token", { dataset: { seat }, title: seatName(view, seat), style: `background:${SEAT_COLOURS[seat % 8]}` },
+    String(seat + 1));
+}
+
+function ownerChip(view, seat) {
+  return h("span.mono-owner", { style: `background:${SEAT_COLOURS[seat % 8]}`, title: `owned by ${seatName(view, seat)}` });
+}
+
+function cmdButton(view, ctx, c, text) {
+  return h("button.cmd", { type: "button", dataset: { type: c.type, command: JSON.stringify(c) }, onclick: () => ctx.send(c) },
+    text || label(view, c));
+}
+
+const legalOf = (view, ctx) => (ctx.readonly || view.seat == null ? [] : view.legal || []);
+
+/** Square q's place in an 11 × 11 grid: GO bottom right, then clockwise (left along the bottom, up, right, down). */
+function place(q) {
+  if (q <= 10) return { row: 11, col: 11 - q };
+  if (q <= 20) return { row: 11 - (q - 10), col: 1 };
+  if (q <= 30) return { row: 1, col: 1 + (q - 20) };
+  return { row: 1 + (q - 30), col: 11 };
+}
+
+function side(q) {
+  if (q % 10 === 0) return "corner";
+  return ["bottom", "left", "top", "right"][Math.floor(q / 10)];
+}
+
+// ---------------------------------------------------------------- the board
+
+function squareActions(view, ctx, q) {
+  return legalOf(view, ctx).filter((c) =>
+    (c.square === q && ["sell_building", "mortgage", "lift_mortgage"].includes(c.type))
+    || (c.type === "build" && c.sites && c.sites.length === 1 && c.sites[0] === q));
+}
+
+function buildingsEl(level) {
+  if (!level) return null;
+  if (level >= HOTEL) return h("span.mono-buildings", { title: "a hotel" }, h("span.mono-hotel", {}, "H"));
+  return h("span.mono-buildings", { title: `${level} house${level > 1 ? "s" : ""}` },
+    Array.from({ length: level }, () => h("span.mono-house")));
+}
+
+function cellEl(view, ctx, sq, redraw) {
+  const { row, col } = place(sq.square);
+  const here = view.seats.filter((p) => !p.bankrupt && p.position === sq.square);
+  const classes = ["mono-cell", `side-${side(sq.square)}`, `t-${sq.type}`];
+  if (sq.owner != null) classes.push("owned");
+  if (sq.mortgaged) classes.push("mortgaged");
+  if (ctx.state.selected === sq.square) classes.push("selected");
+  if (squareActions(view, ctx, sq.square).length) classes.push("actionable");
+  const tokens = sq.square === JAIL
+    ? [h("div.mono-in-jail", { title: "In Jail" }, h("span.mono-jail-label", {}, "In Jail"),
+         here.filter((p) => p.in_jail).map((p) => token(view, p.seat))),
+       h("div.mono-visiting", { title: "Just Visiting" }, h("span.mono-jail-label", {}, "Just Visiting"),
+         here.filter((p) => !p.in_jail).map((p) => token(view, p.seat)))]
+    : h("div.mono-tokens", {}, here.map((p) => token(view, p.seat)));
+  const onclick = () => {
+    ctx.state.selected = ctx.state.selected === sq.square ? null : sq.square;
+    redraw();
+  };
+  return h("div", {
+    class: classes.join(" "), style: `grid-row:${row};grid-column:${col}`, title: sq.name, role: "button", tabindex: 0,
+    dataset: { square: sq.square, owner: sq.owner == null ? "" : sq.owner, level: sq.level, mortgaged: sq.mortgaged ? "1" : "0" },
+    onclick, onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); onclick(); } },
+  },
+    sq.group && GROUP_COLOURS[sq.group] ? h("div.mono-band", { style: `background:${GROUP_COLOURS[sq.group]}` }, buildingsEl(sq.level)) : null,
+    h("div.mono-name", {}, shortName(sq.name)),
+    ICONS[sq.type] ? h("div.mono-icon", {}, sq.name === "Water Works" ? "≈" : ICONS[sq.type]) : null,
+    sq.price ? h("div.mono-price", {}, money(sq.price)) : null,
+    sq.owner != null ? ownerChip(view, sq.owner) : null,
+    sq.mortgaged ? h("div.mono-mortgaged", { title: "mortgaged" }, "M") : null,
+    tokens);
+}
+
+function diceEl(view) {
+  if (!view.dice) return h("div.mono-dice.muted", {}, "no roll yet");
+  const [a, b] = view.dice;
+  return h("div.mono-dice", { dataset: { dice: `${a},${b}` }, title: `${a} + ${b} = ${a + b}` },
+    h("span.die", {}, PIPS[a] || a), h("span.die", {}, PIPS[b] || b),
+    h("span.muted", {}, ` ${a + b}${a === b ? " doubles" : ""}`));
+}
+
+function statusEl(view) {
+  if (view.status === "finished") {
+    return h("span.badge.done", {}, view.winner != null ? `Winner: ${seatName(view, view.winner)}` : "Finished",
+      view.end_reason ? ` (${humanize(view.end_reason)})` : "");
+  }
+  if (view.status === "waiting") return h("span.badge", {}, "Waiting for players");
+  return h("span.badge.turn", {}, `Turn: ${seatName(view, view.turn_seat)}`);
+}
+
+function centreEl(view, ctx, redraw) {
+  const rounds = view.max_rounds ? `round ${view.round} of ${view.max_rounds}` : `round ${view.round}`;
+  return h("div.mono-centre", {},
+    h("div.mono-title", {}, "MONOPOLY"),
+    statusEl(view),
+    h("div.muted", {}, `${rounds} · v${view.version}`),
+    diceEl(view),
+    h("div.mono-bank", { dataset: { houses: view.houses, hotels: view.hotels } },
+      "Bank: ", h("b", {}, view.houses), " houses · ", h("b", {}, view.hotels), " hotels"),
+    deedEl(view, ctx, redraw));
+}
+
+/** The selected square: its facts, and what the caller may do with it (from `legal`). */
+function deedEl(view, ctx, redraw) {
+  const q = ctx.state.selected;
+  if (q == null) {
+    return legalOf(view, ctx).some((c) => ["build", "sell_building", "mortgage", "lift_mortgage"].includes(c.type))
+      ? h("p.mono-tip.muted", {}, "Click a property of yours (outlined) to build, sell or mortgage.") : null;
+  }
+  const sq = view.board[q];
+  const actions = squareActions(view, ctx, q);
+  const facts = [];
+  if (sq.price) facts.push(`Price ${money(sq.price)} · mortgage ${money(Math.floor(sq.price / 2))}`);
+  if (HOUSE_COST[sq.group]) facts.push(`Houses ${money(HOUSE_COST[sq.group])} each`);
+  facts.push(sq.owner != null ? `Owner: ${seatName(view, sq.owner)}` : sq.price ? "Owner: the bank" : "");
+  if (sq.level) facts.push(sq.level >= HOTEL ? "A hotel" : `${sq.level} house${sq.level > 1 ? "s" : ""}`);
+  if (sq.mortgaged) facts.push("Mortgaged");
+  const here = view.seats.filter((p) => !p.bankrupt && p.position === q);
+  if (here.length) facts.push(`Here: ${here.map((p) => seatName(view, p.seat) + (q === JAIL && p.in_jail ? " (in jail)" : "")).join(", ")}`);
+  return h("section.mono-deed", { dataset: { square: q } },
+    h("div.mono-deed-head", { style: sq.group && GROUP_COLOURS[sq.group] ? `background:${GROUP_COLOURS[sq.group]}` : "" },
+      h("b", {}, sq.name),
+      h("button.mono-close", { type: "button", title: "close", onclick: () => { ctx.state.selected = null; redraw(); } }, "×")),
+    facts.filter(Boolean).map((f) => h("div.small", {}, f)),
+    actions.length ? h("div.buttons", {}, actions.map((c) => cmdButton(view, ctx, c))) : null);
+}
+
+function boardEl(view, ctx, redraw) {
+  return h("div.mono-board", { role: "grid" },
+    view.board.map((sq) => cellEl(view, ctx, sq, redraw)),
+    centreEl(view, ctx, redraw));
+}
+
+// ---------------------------------------------------------------- players
+
+function playerEl(view, ctx, p, redraw) {
+  const owned = view.board.filter((sq) => sq.owner === p.seat);
+  const classes = ["player", "mono-player"];
+  if (p.seat === view.turn_seat && view.status === "playing") classes.push("on-turn");
+  if (p.seat === view.seat) classes.push("me");
+  if (p.seat === view.winner) classes.push("winner");
+  if (p.bankrupt) classes.push("bankrupt");
+  return h("section", {
+    class: classes.join(" "),
+    dataset: { seat: p.seat, cash: p.cash, worth: p.worth, position: p.position, inJail: p.in_jail ? "1" : "0",
+               jailCards: p.jail_cards.length, bankrupt: p.bankrupt ? "1" : "0" },
+  },
+    h("h3", {}, token(view, p.seat), seatName(view, p.seat), p.bot ? h("span.tag", {}, `bot: ${p.bot}`) : null,
+      p.bankrupt ? h("span.tag.mono-bankrupt", {}, "bankrupt") : null,
+      p.in_jail ? h("span.tag.mono-jailed", {}, `in jail${p.jail_tries ? ` · ${p.jail_tries} tries` : ""}`) : null),
+    h("div.stat", {}, "Cash ", h("b.mono-cash", {}, money(p.cash)), h("span.muted", {}, ` · worth ${money(p.worth)}`),
+      p.bankrupt ? null : h("span.muted", {}, ` · ${whereIs(view, p)}`)),
+    p.jail_cards.length ? h("div.small", {}, p.jail_cards.map(jailCardName).join(", ")) : null,
+    owned.length ? h("div.mono-deeds", {}, owned.map((sq) =>
+      h("button.mono-chip", {
+        type: "button", title: sq.name + (sq.mortgaged ? " (mortgaged)" : ""), dataset: { square: sq.square },
+        class: `mono-chip${sq.mortgaged ? " mortgaged" : ""}`,
+        style: `border-left-color:${GROUP_COLOURS[sq.group] || "#999"}`,
+        onclick: () => { ctx.state.selected = sq.square; redraw(); },
+      }, sq.name.replace(/ (Avenue|Place|Railroad|Gardens)$/, ""), sq.level ? ` ${sq.level >= HOTEL ? "H" : "⌂" + sq.level}` : ""))) : null);
+}
+
+// ---------------------------------------------------------------- the waits
+
+function offerEl(view, ctx) {
+  const o = view.offer;
+  if (!o) return null;
+  const mine = o.seat === view.seat && !ctx.readonly;
+  const answers = legalOf(view, ctx).filter((c) => ["buy", "decline", "choose_tax"].includes(c.type));
+  const what = o.kind === "buy"
+    ? `${seatName(view, o.seat)} landed on ${squareName(view, o.square)} (${money(o.price)}): buy it, or the bank auctions it.`
+    : `${seatName(view, o.seat)} landed on Income Tax: $200 or 10% of worth.`;
+  return h(`section.prompt.mono-offer${mine ? "" : ".waiting"}`, { dataset: { pending: o.kind } },
+    h("h3", {}, o.kind === "buy" ? "For sale" : "Income Tax", " ", deadline(o.deadline_at, ctx)),
+    h("p", {}, what),
+    mine && answers.length ? h("div.buttons", {}, answers.map((c) => cmdButton(view, ctx, c))) : null);
+}
+
+function auctionEl(view, ctx) {
+  const a = view.auction;
+  if (!a) return null;
+  const legal = legalOf(view, ctx);
+  const bid = legal.find((c) => c.type === "bid");
+  const pass = legal.find((c) => c.type === "pass_bid");
+  const st = ctx.state;
+  if (st.bidLot !== `${JSON.stringify(a.lot)}:${a.min_bid}`) {   // a new lot or a higher bid: prefill the minimum
+    st.bidLot = `${JSON.stringify(a.lot)}:${a.min_bid}`;
+    st.bid = a.min_bid;
+  }
+  const me = view.seat != null ? view.seats[view.seat] : null;
+  const input = h("input#mono-bid", { type: "number", name: "amount", min: a.min_bid, max: me ? me.cash : undefined, step: 1,
+                                       value: st.bid, oninput: (e) => { st.bid = e.target.value; } });
+  const bidders = a.bidders.map((s) => h("span", {
+    class: `mono-bidder${a.passed.includes(s) ? " passed" : ""}${a.high_seat === s ? " high" : ""}`, dataset: { seat: s },
+  }, token(view, s), seatName(view, s), a.passed.includes(s) ? " (passed)" : a.high_seat === s ? " (high)" : ""));
+  return h("section.prompt.mono-auction", { dataset: { pending: "auction", lot: JSON.stringify(a.lot) } },
+    h("h3", {}, "Auction: ", lotName(view, a.lot), " ", deadline(a.deadline_at, ctx)),
+    h("p", {}, a.high_seat != null
+      ? ["High bid ", h("b.mono-high-bid", {}, money(a.high_bid)), " by ", seatName(view, a.high_seat)]
+      : "No bid yet", ` · next bid at least ${money(a.min_bid)}`, a.lots_after ? ` · ${a.lots_after} more lot(s) after this` : ""),
+    h("div.mono-bidders", {}, bidders),
+    bid || pass ? h("form.mono-bid-form", { onsubmit: (e) => {
+      e.preventDefault();
+      const amount = Math.floor(Number(st.bid));
+      if (bid && amount >= a.min_bid) ctx.send({ type: "bid", amount });
+    } },
+      bid ? [input, h("button.cmd", { type: "submit", dataset: { type: "bid" } }, "Bid")] : null,
+      pass ? cmdButton(view, ctx, pass) : null) : null);
+}
+
+function shortageEl(view, ctx) {
+  const w = view.shortage;
+  if (!w) return null;
+  const claims = legalOf(view, ctx).filter((c) => c.type === "claim_buildings");
+  return h("section.prompt.mono-shortage", { dataset: { pending: "shortage" } },
+    h("h3", {}, `Building shortage: ${w.bank} ${w.kind}${w.bank === 1 ? "" : "s"} left in the bank `, deadline(w.deadline_at, ctx)),
+    h("ul", {}, w.claims.map((c) => h("li", {}, `${seatName(view, c.seat)} wants ${c.sites.length} for `,
+      c.sites.map((q) => squareName(view, q)).join(", ") || "nothing"))),
+    w.awaited.length ? h("p.muted", {}, "Waiting for ", w.awaited.map((s) => seatName(view, s)).join(", ")) : null,
+    claims.length ? claimForm(view, ctx, claims) : null);
+}
+
+/** `legal` lists a claim one site at a time: the form asks how many for each, and claims them built evenly
+ * (one on each site per pass), with "Claim nothing" beside it. */
+function claimForm(view, ctx, claims) {
+  const none = claims.find((c) => c.sites.length === 0);
+  const sites = claims.filter((c) => c.sites.length === 1).map((c) => c.sites[0]);
+  const st = ctx.state;
+  if (st.claimWindow !== view.shortage.deadline_at) {   // a new window: nothing asked for yet
+    st.claimWindow = view.shortage.deadline_at;
+    st.claimCounts = new Map();
+  }
+  const counts = st.claimCounts;
+  const send = (e) => {
+    e.preventDefault();
+    const wanted = [];
+    for (let pass = 0; pass < 5; pass++) for (const q of sites) if ((counts.get(q) || 0) > pass) wanted.push(q);
+    if (wanted.length) ctx.send({ type: "claim_buildings", sites: wanted });
+  };
+  return h("form.mono-claim", { onsubmit: send },
+    sites.map((q) => h("label.mono-pick", {}, squareName(view, q), " ",
+      h("input", { type: "number", name: `claim-${q}`, min: 0, max: 5, value: counts.get(q) || 0, size: 2,
+                   oninput: (e) => counts.set(q, Math.max(0, Math.floor(Number(e.target.value) || 0))) }))),
+    h("div.buttons", {},
+      sites.length ? h("button.cmd", { type: "submit", dataset: { type: "claim_buildings" } }, "Claim") : null,
+      none ? cmdButton(view, ctx, none) : null));
+}
+
+function debtsEl(view, ctx) {
+  if (!view.debts || !view.debts.length) return null;
+  const legal = legalOf(view, ctx).filter((c) => c.type === "declare_bankruptcy");
+  const mine = view.debts.some((d) => d.seat === view.seat) && !ctx.readonly;
+  return h(`section.prompt.mono-debts${mine ? "" : ".waiting"}`, { dataset: { pending: "debt" } },
+    h("h3", {}, "Debts"),
+    h("ul", {}, view.debts.map((d) => h("li", { dataset: { seat: d.seat } },
+      `${seatName(view, d.seat)} owes ${seatName(view, d.creditor)} ${money(d.amount)} (${humanize(d.reason)}) `, deadline(d.deadline_at, ctx)))),
+    mine ? h("p.small", {}, "Raise the cash by selling buildings, mortgaging (click a property) or trading: the debt is paid as soon as you hold enough.") : null,
+    legal.length ? h("div.buttons", {}, legal.map((c) => cmdButton(view, ctx, c))) : null);
+}
+
+function tradesEl(view, ctx) {
+  const trades = view.trades || [];
+  if (!trades.length) return null;
+  const legal = legalOf(view, ctx);
+  const answers = (t) => legal.filter((c) => ["accept_trade", "reject_trade", "withdraw_trade"].includes(c.type) && c.trade === t.trade);
+  return h("section.prompt.mono-trades", { dataset: { pending: "trade" } },
+    h("h3", {}, "Trade offers"),
+    trades.map((t) => h("div.mono-trade", { dataset: { trade: t.trade, seat: t.seat, to: t.to } },
+      h("p", {}, h("b", {}, seatName(view, t.seat)), " offers ", h("b", {}, seatName(view, t.to)), " ",
+        holdingsText(view, t.give), " for ", holdingsText(view, t.get), " ", deadline(t.deadline_at, ctx)),
+      answers(t).length ? h("div.buttons", {}, answers(t).map((c) => cmdButton(view, ctx, c))) : null)));
+}
+
+// ---------------------------------------------------------------- the trade form
+
+function holdingsOf(view, seat) {
+  return {
+    squares: view.board.filter((sq) => sq.owner === seat),
+    cards: view.seats[seat].jail_cards,
+  };
+}
+
+/** `legal` never lists offer_trade (what to offer is the player's to invent): any player still in may offer
+ * one to another, one offer open at a time; the service checks the rest. */
+function tradeFormEl(view, ctx, redraw) {
+  if (ctx.readonly || view.seat == null || view.status !== "playing" || view.seats[view.seat].bankrupt) return null;
+  const targets = view.seats.filter((p) => p.seat !== view.seat && !p.bankrupt).map((p) => p.seat);
+  if (!targets.length) return null;
+  if ((view.trades || []).some((t) => t.seat === view.seat)) {
+    return h("section.mono-trade-form", {}, h("p.muted.small", {}, "Your trade offer is open: wait for its answer, or withdraw it to make another."));
+  }
+  const st = ctx.state;
+  if (!st.trade || !targets.includes(st.trade.to)) {
+    st.trade = { to: targets[0], give: { cash: 0, squares: [], cards: [] }, get: { cash: 0, squares: [], cards: [] } };
+  }
+  const t = st.trade;
+  const sideEl = (key, seat) => {
+    const mine = holdingsOf(view, seat);
+    const s = t[key];
+    const toggle = (list, value) => (e) => {
+      const i = list.indexOf(value);
+      if (e.target.checked && i < 0) list.push(value);
+      if (!e.target.checked && i >= 0) list.splice(i, 1);
+    };
+    return h(`fieldset.mono-side`, { dataset: { side: key } },
+      h("legend", {}, key === "give" ? "You give" : `${seatName(view, seat)} gives`),
+      h("label", {}, "Cash $", h("input", { type: "number", name: `${key}-cash`, min: 0, max: view.seats[seat].cash, step: 1,
+                                            value: s.cash, oninput: (e) => { s.cash = e.target.value; } })),
+      mine.squares.map((sq) => h("label.mono-pick", {},
+        h("input", { type: "checkbox", name: `${key}-square`, value: sq.square, checked: s.squares.includes(sq.square) || undefined,
+                     onchange: toggle(s.squares, sq.square) }),
+        h("span.mono-swatch", { style: `background:${GROUP_COLOURS[sq.group] || "#999"}` }),
+        sq.name, sq.mortgaged ? " (mortgaged)" : "", sq.level ? ` (${sq.level >= HOTEL ? "hotel" : sq.level + " houses"})` : "")),
+      mine.cards.map((c) => h("label.mono-pick", {},
+        h("input", { type: "checkbox", name: `${key}-card`, value: c, checked: s.cards.includes(c) || undefined, onchange: toggle(s.cards, c) }),
+        jailCardName(c))),
+      !mine.squares.length && !mine.cards.length ? h("p.muted.small", {}, "no properties or cards") : null);
+  };
+  const holdings = (s) => {
+    const out = {};
+    const cash = Math.floor(Number(s.cash) || 0);
+    if (cash > 0) out.cash = cash;
+    if (s.squares.length) out.squares = [...s.squares].sort((a, b) => a - b);
+    if (s.cards.length) out.jail_cards = [...s.cards];
+    return out;
+  };
+  const open = st.tradeOpen;
+  return h("section.mono-trade-form", {},
+    h("details", { open: open || undefined },
+      h("summary", { onclick: (e) => { e.preventDefault(); st.tradeOpen = !open; redraw(); } }, "Offer a trade"),
+      h("form#mono-trade", { onsubmit: (e) => {
+        e.preventDefault();
+        ctx.send({ type: "offer_trade", to: t.to, give: holdings(t.give), get: holdings(t.get) });
+        st.trade = null;
+      } },
+        h("label", {}, "To ", h("select", { name: "to", onchange: (e) => {
+          t.to = Number(e.target.value);
+          t.get = { cash: 0, squares: [], cards: [] };
+          redraw();
+        } }, targets.map((s) => h("option", { value: s, selected: s === t.to || undefined }, seatName(view, s))))),
+        h("div.mono-sides", {}, sideEl("give", view.seat), sideEl("get", t.to)),
+        h("button.cmd", { type: "submit", dataset: { type: "offer_trade" } }, "Offer"))));
+}
+
+// ---------------------------------------------------------------- the page
+
+const HANDLED = new Set(["buy", "decline", "choose_tax", "bid", "pass_bid", "claim_buildings", "build", "sell_building",
+                         "mortgage", "lift_mortgage", "offer_trade", "accept_trade", "reject_trade", "withdraw_trade",
+                         "declare_bankruptcy"]);
+
+function awaitsMe(view) {
+  return Boolean(view.pending && (view.pending.seats || [view.pending.seat]).includes(view.seat));
+}
+
+function movesEl(view, ctx) {
+  if (ctx.readonly) return null;
+  if (view.seat == null) return h("p.muted", {}, "Spectating: no seat of yours at this table.");
+  const turn = legalOf(view, ctx).filter((c) => !HANDLED.has(c.type));
+  const selling = legalOf(view, ctx).filter((c) => ["build", "sell_building", "mortgage", "lift_mortgage"].includes(c.type)).length;
+  return h("section.legal.mono-moves", {}, h("h3", {}, "Your moves"),
+    turn.length ? commandButtons(turn, (c) => label(view, c), ctx.send) : null,
+    selling ? h("p.muted.small", {}, `${selling} building/mortgage move(s): click one of your properties (outlined).`) : null,
+    !turn.length && !selling ? h("p.muted", {}, awaitsMe(view) ? "Your answer is awaited above." : "Nothing to do right now.") : null);
+}
+
+/** Re-rendering replaces the DOM: keep the caret in the input being typed in. */
+function keepFocus(root, build) {
+  const active = document.activeElement;
+  const key = active && root.contains(active) && (active.id || active.name)
+    ? { id: active.id, name: active.name, start: active.selectionStart, end: active.selectionEnd } : null;
+  build();
+  if (!key) return;
+  const el = key.id ? root.querySelector(`#${CSS.escape(key.id)}`) : root.querySelector(`[name="${CSS.escape(key.name)}"]`);
+  if (!el || el.type === "checkbox") return;
+  el.focus();
+  try { if (key.start != null) el.setSelectionRange(key.start, key.end); } catch { /* number inputs have no selection */ }
+}
+
+function render(root, view, ctx) {
+  root.dataset.version = view.version;
+  if (!view.board || !view.seats) {
+    root.replaceChildren(h("p.muted", {}, "Waiting for the table…"));
+    return;
+  }
+  const redraw = () => render(root, view, ctx);
+  keepFocus(root, () => root.replaceChildren(
+    h("div.mono", {},
+      h("div.mono-main", {}, boardEl(view, ctx, redraw)),
+      h("div.mono-side-col", {},
+        ...[debtsEl(view, ctx), offerEl(view, ctx), auctionEl(view, ctx), shortageEl(view, ctx), movesEl(view, ctx),
+            tradesEl(view, ctx), tradeFormEl(view, ctx, redraw),
+            h("div.mono-players", {}, view.seats.map((p) => playerEl(view, ctx, p, redraw)))].filter(Boolean)))));
+}
+
+// ---------------------------------------------------------------- the lobby's options
+
+function optionFields() {
+  return [
+    h("label", { title: "end after this many rounds, the largest worth winning (empty: play until one is left)" },
+      "Rounds ", h("input", { name: "max_rounds", type: "number", min: 1, max: 10000, placeholder: "∞", size: 4 })),
+    h("label", { title: "how long every wait on a player lasts" },
+      "Answer in ", h("input", { name: "response_seconds", type: "number", min: 1, max: 3600, value: 30, size: 4 }), " s"),
+  ];
+}
+
+function readOptions(elements) {
+  const options = {};
+  const rounds = elements.max_rounds && elements.max_rounds.value;
+  if (rounds) options.max_rounds = Number(rounds);
+  const seconds = elements.response_seconds && elements.response_seconds.value;
+  if (seconds) options.response_seconds = Number(seconds);
+  return options;
+}
+
+export default {
+  kind: "monopoly",
+  title: "Monopoly",
+  bots: ["strategic", "random"],
+  seats: { min: 2, max: 8, default: 4 },
+  options: () => ({ response_seconds: 30 }),
+  optionFields,
+  readOptions,
+  render,
+  label,
+};

@@ -20,6 +20,7 @@ async def test_the_page_and_its_modules_are_served(api):
         "/web/tables/index.js",
         "/web/tables/free-parking.js",
         "/web/tables/solitaire.js",
+        "/web/tables/monopoly.js",
     ):
         r = await api.get(path)
         assert r.status_code == 200, path

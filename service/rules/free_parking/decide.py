@@ -14,7 +14,7 @@ import msgspec
 from service.events import free_parking as ev
 from service.events.common import Create, SeatTaken, SeedRevealed, TakeSeat, Timeout
 
-from .. import rng
+from .. import batch, rng
 from ..errors import RuleViolation
 from ..setup import created
 from . import actions, cards
@@ -24,25 +24,14 @@ from .state import State
 RULES_VERSION = 1
 
 
-class Batch:
+class Batch(batch.Batch[State]):
     """The events of one decision, and the table they leave."""
 
-    def __init__(self, state: State, at: int) -> None:
-        self.state = state
-        self.at = at
-        self.events: list[msgspec.Struct] = []
-
-    def emit(self, event: msgspec.Struct) -> None:
-        self.events.append(event)
-        self.state = evolve(self.state, event)
+    evolve = staticmethod(evolve)
 
     @property
     def over(self) -> bool:
         return self.state.phase == "finished"
-
-    @property
-    def deadline(self) -> int:
-        return self.at + self.state.config.response_seconds * 1000
 
 
 def decide(state: State, command: msgspec.Struct, seat: int | None, at: int) -> list[msgspec.Struct]:

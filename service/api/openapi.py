@@ -85,7 +85,7 @@ def spec(title: str = "Free Parking", version: str = "1") -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
     for op in REGISTRY:
         paths.setdefault(_openapi_path(op.path), {})[op.method] = _operation(op, refs)
-    return {
+    document = {
         "openapi": "3.1.0",
         "info": {
             "title": title,
@@ -99,6 +99,7 @@ def spec(title: str = "Free Parking", version: str = "1") -> dict[str, Any]:
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "a seat's, a player's or the admin's token"}},
         },
     }
+    return msgspec.json.decode(msgspec.json.encode(document))  # plain JSON values: a default of () becomes []
 
 
 def _openapi_path(path: str) -> str:

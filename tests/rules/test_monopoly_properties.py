@@ -1,6 +1,6 @@
 """RULES.md §3 — properties of the ``monopoly`` kind over thousands of seeded bot games.
 
-``MONOPOLY_PROPERTY_GAMES`` games (default 1500; set it higher for a bigger run) between a mix of the random and
+``MONOPOLY_PROPERTY_GAMES`` games (default 2000; set it higher for a bigger run) between a mix of the random and
 the strategic bot, 2 to 8 seats, each with ``max_rounds`` so that it ends (1–8, and every 15th game 30–79 rounds,
 long enough for bankruptcies); now and then a wait is left to the server's deadline. After EVERY event the table must keep its invariants
 (``tests/rules/monopoly_invariants.py``): every dollar conserved against the bank's payouts read from the
@@ -38,7 +38,7 @@ from service.rules.monopoly.legal import legal_forms
 
 from . import monopoly_invariants as inv
 
-GAMES = int(os.environ.get("MONOPOLY_PROPERTY_GAMES", "1500"))
+GAMES = int(os.environ.get("MONOPOLY_PROPERTY_GAMES", "2000"))
 VERIFY_EVERY = 10
 LONG_EVERY = 15
 TIMEOUTS = 0.02

@@ -85,9 +85,10 @@ def _offer_example(s: State, seat: int) -> list[msgspec.Struct]:
     return [ev.OfferTrade(to=others[0], give=give)]
 
 
-def legal_forms(s: State, seat: int) -> LegalForms:
-    """The bounds of the open-ended commands ``seat`` may send now (see the module's docstring)."""
-    listed = legal_commands(s, seat)
+def legal_forms(s: State, seat: int, listed: list[msgspec.Struct] | None = None) -> LegalForms:
+    """The bounds of the open-ended commands ``seat`` may send now (see the module's docstring); ``listed``: its
+    ``legal_commands``, when the caller has them already."""
+    listed = legal_commands(s, seat) if listed is None else listed
     forms = LegalForms()
     a = s.auction
     if a is not None and any(isinstance(c, ev.Bid) for c in listed):

@@ -144,6 +144,7 @@ def status_of(s: State) -> Status:
 def view(s: State, seat: int | None, *, reveal: bool = False) -> MonopolyView:
     """The table for ``seat`` (``None``: a spectator). ``reveal`` changes nothing: no view shows the deck order."""
     own = seat if seat is not None and 0 <= seat < s.n else None
+    legal = legal_commands(s, own) if own is not None else []
     p = s.pending
     return MonopolyView(
         status=status_of(s),
@@ -184,8 +185,8 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> MonopolyView:
             for t in s.trades
         ],
         pending=PendingView(seat=p.seat, seats=list(p.seats), kind=p.kind, deadline_at=p.deadline_at) if p else None,
-        legal=legal_commands(s, own) if own is not None else [],  # type: ignore[arg-type]
-        legal_forms=legal_forms(s, own) if own is not None else None,
+        legal=legal,  # type: ignore[arg-type]
+        legal_forms=legal_forms(s, own, legal) if own is not None else None,
         winner=s.winner,
         end_reason=s.end_reason,
     )

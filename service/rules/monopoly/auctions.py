@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from service.events import monopoly as ev
 
-from .batch import Batch, refuse
+from ..errors import RuleViolation
+from .batch import Batch
 from .state import Auction, State
 
 
@@ -33,11 +34,11 @@ def property_bidders(s: State) -> tuple[int, ...]:
 def _bidder(s: State, seat: int) -> Auction:
     a = s.auction
     if a is None:
-        raise refuse("no_auction", "No auction is open")
+        raise RuleViolation("no_auction", "No auction is open")
     if seat not in a.bidders:
-        raise refuse("not_a_bidder", "You are not a bidder in this auction")
+        raise RuleViolation("not_a_bidder", "You are not a bidder in this auction")
     if seat in a.passed:
-        raise refuse("already_passed", "You passed on this lot")
+        raise RuleViolation("already_passed", "You passed on this lot")
     return a
 
 
@@ -45,16 +46,16 @@ def bid(b: Batch, seat: int, amount: int) -> None:
     s = b.state
     a = _bidder(s, seat)
     if amount < min_bid(a):
-        raise refuse("bid_too_low", f"A bid must be at least ${min_bid(a)}", min_bid=min_bid(a))
+        raise RuleViolation("bid_too_low", f"A bid must be at least ${min_bid(a)}", min_bid=min_bid(a))
     if amount > s.seats[seat].cash:
-        raise refuse("cannot_afford", f"You have ${s.seats[seat].cash}", cash=s.seats[seat].cash)
+        raise RuleViolation("cannot_afford", f"You have ${s.seats[seat].cash}", cash=s.seats[seat].cash)
     b.emit(ev.BidPlaced(seat=seat, amount=amount, deadline_at=b.deadline))
 
 
 def pass_bid(b: Batch, seat: int) -> None:
     a = _bidder(b.state, seat)
     if a.high_seat == seat:
-        raise refuse("high_bidder", "You hold the high bid: the others must pass or outbid you")
+        raise RuleViolation("high_bidder", "You hold the high bid: the others must pass or outbid you")
     b.emit(ev.BidPassed(seat=seat))
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from .. import batch
-from ..errors import RuleViolation
 from .evolve import evolve
 from .state import State
 
@@ -15,7 +14,3 @@ class Batch(batch.Batch[State]):
     def seq(self) -> int:
         """The seq the next event will have."""
         return self.state.version + 1
-
-
-def refuse(code: str, message: str, **detail: object) -> RuleViolation:
-    return RuleViolation(code, message, **detail)

@@ -15,7 +15,7 @@ from service.events import monopoly as ev
 
 from ..errors import RuleViolation
 from .auctions import open_auction
-from .batch import Batch, refuse
+from .batch import Batch
 from .board import GROUPS, HOTEL, SQUARES, STREET_GROUPS, group_of
 from .state import Claim, State
 
@@ -38,17 +38,17 @@ def check_group(s: State, seat: int, q: int) -> None:
     """The site may carry buildings of ``seat`` at all: a street of a complete group, none of it mortgaged."""
     sq = SQUARES[q]
     if sq.type != "street":
-        raise refuse("not_a_street", f"{sq.name} takes no buildings", square=q)
+        raise RuleViolation("not_a_street", f"{sq.name} takes no buildings", square=q)
     if s.sites[q].owner != seat:
-        raise refuse("not_owner", f"You do not own {sq.name}", square=q)
+        raise RuleViolation("not_owner", f"You do not own {sq.name}", square=q)
     if any(s.sites[g].owner != seat for g in group_of(q)):
-        raise refuse(
+        raise RuleViolation(
             "group_incomplete",
             f"Build only on a complete group: you do not own all of {sq.group}",
             square=q,
         )
     if any(s.sites[g].mortgaged for g in group_of(q)):
-        raise refuse(
+        raise RuleViolation(
             "group_mortgaged",
             f"A site of {sq.group} is mortgaged: lift it before building",
             square=q,
@@ -63,9 +63,9 @@ def plan(s: State, seat: int, sites: tuple[int, ...]) -> list[Step]:
         check_group(s, seat, q)
         level = levels[q]
         if level >= HOTEL:
-            raise refuse("fully_built", f"{SQUARES[q].name} has its hotel", square=q)
+            raise RuleViolation("fully_built", f"{SQUARES[q].name} has its hotel", square=q)
         if level > min(levels[g] for g in group_of(q)):
-            raise refuse(
+            raise RuleViolation(
                 "uneven_building",
                 f"Build evenly: another site of {SQUARES[q].group} has fewer buildings",
                 square=q,
@@ -112,13 +112,13 @@ def could_claim(s: State, seat: int, kind: Kind) -> bool:
 def check_build(s: State, seat: int, sites: tuple[int, ...]) -> tuple[list[Step], int]:
     """The plan and how many of it the bank can supply now; refuses what cannot be built or asked for at all."""
     if s.shortage is not None or scarce_lots(s):
-        raise refuse(
+        raise RuleViolation(
             "shortage_open",
             "Buildings are scarce and being shared out: wait until that is settled",
         )
     steps = plan(s, seat, sites)
     if cost(steps) > s.seats[seat].cash:
-        raise refuse(
+        raise RuleViolation(
             "cannot_afford",
             f"That costs ${cost(steps)}; you have ${s.seats[seat].cash}",
             cost=cost(steps),
@@ -127,12 +127,12 @@ def check_build(s: State, seat: int, sites: tuple[int, ...]) -> tuple[list[Step]
     if n < len(steps):
         kind = steps[n].kind
         if any(st.kind != kind for st in steps):
-            raise refuse(
+            raise RuleViolation(
                 "mixed_shortage",
                 f"The bank is short of {kind}s: ask for houses and hotels apart",
             )
         if stock(s, kind) == 0:
-            raise refuse(
+            raise RuleViolation(
                 "bank_empty",
                 f"The bank has no {kind}s left: wait until some are sold back",
                 kind=kind,
@@ -178,12 +178,12 @@ def _erect(b: Batch, seat: int, steps: list[Step]) -> None:
 def check_claim(s: State, seat: int, sites: tuple[int, ...]) -> None:
     w = s.shortage
     if w is None:
-        raise refuse("no_shortage", "No shortage window is open")
+        raise RuleViolation("no_shortage", "No shortage window is open")
     if seat not in w.awaited:
-        raise refuse("not_a_claimant", "This window does not await a claim from you")
+        raise RuleViolation("not_a_claimant", "This window does not await a claim from you")
     for st in plan(s, seat, sites):
         if st.kind != w.kind:
-            raise refuse("wrong_building", f"This window shares out {w.kind}s", square=st.square)
+            raise RuleViolation("wrong_building", f"This window shares out {w.kind}s", square=st.square)
 
 
 def claim(b: Batch, seat: int, sites: tuple[int, ...]) -> None:
@@ -244,12 +244,12 @@ def scarce_round(b: Batch) -> None:
 
 def check_sell(s: State, seat: int, q: int) -> None:
     if s.sites[q].owner != seat:
-        raise refuse("not_owner", f"You do not own {SQUARES[q].name}", square=q)
+        raise RuleViolation("not_owner", f"You do not own {SQUARES[q].name}", square=q)
     level = s.sites[q].level
     if level == 0:
-        raise refuse("no_building", f"{SQUARES[q].name} has no building to sell", square=q)
+        raise RuleViolation("no_building", f"{SQUARES[q].name} has no building to sell", square=q)
     if level < max(s.sites[g].level for g in group_of(q)):
-        raise refuse(
+        raise RuleViolation(
             "uneven_selling",
             f"Sell evenly: another site of {SQUARES[q].group} has more buildings",
             square=q,

@@ -20,7 +20,7 @@ from .. import rng
 from ..errors import RuleViolation
 from ..setup import created
 from . import auctions, building, mortgages, trades, turn
-from .batch import Batch, refuse
+from .batch import Batch
 from .board import STARTING_CASH
 from .cards import CHANCE, CHEST
 from .money import go_bankrupt, pay_debts
@@ -105,19 +105,19 @@ def _close_auction(b: Batch) -> None:
 
 def _server_only(seat: int | None) -> None:
     if seat is not None:
-        raise refuse("server_only", "Only the server may send this command")
+        raise RuleViolation("server_only", "Only the server may send this command")
 
 
 def _player(s: State, seat: int | None) -> int:
     """A client command: from a seat still in a game being played."""
     if s.phase in ("new", "waiting"):
-        raise refuse("game_not_started", "The game has not started yet")
+        raise RuleViolation("game_not_started", "The game has not started yet")
     if s.phase == "over":
-        raise refuse("game_over", "The game is over")
+        raise RuleViolation("game_over", "The game is over")
     if seat is None or not 0 <= seat < s.n:
-        raise refuse("not_seated", "Only a player of this game may do that")
+        raise RuleViolation("not_seated", "Only a player of this game may do that")
     if s.seats[seat].bankrupt:
-        raise refuse("bankrupt", "You are out of the game")
+        raise RuleViolation("bankrupt", "You are out of the game")
     return seat
 
 
@@ -134,7 +134,7 @@ def _take_seat(b: Batch, c: TakeSeat, seat: int | None) -> None:
     _server_only(seat)
     s = b.state
     if s.phase != "waiting":
-        raise refuse(
+        raise RuleViolation(
             "game_full" if s.phase != "new" else "game_not_started",
             "No seat is open in this game",
         )
@@ -159,9 +159,9 @@ def _timeout(b: Batch, c: Timeout, seat: int | None) -> None:
     s = b.state
     p = s.pending
     if s.phase != "playing" or p is None:
-        raise refuse("nothing_pending", "The game waits on no one")
+        raise RuleViolation("nothing_pending", "The game waits on no one")
     if b.at < p.deadline_at:
-        raise refuse(
+        raise RuleViolation(
             "deadline_not_reached",
             "The deadline has not passed yet",
             deadline_at=p.deadline_at,
@@ -197,7 +197,7 @@ def _on(check: Callable[..., None]) -> Callable[[Batch, Any, int | None], None]:
 def _declare_bankruptcy(b: Batch, seat: int, c: ev.DeclareBankruptcy) -> None:
     debt = next((d for d in b.state.debts if d.seat == seat), None)
     if debt is None:
-        raise refuse(
+        raise RuleViolation(
             "no_debt",
             "You owe nothing you cannot pay: there is no bankruptcy to declare",
         )

@@ -17,7 +17,6 @@ from service.events import monopoly as ev
 from ..errors import RuleViolation
 from . import building, mortgages, trades, turn
 from .auctions import min_bid
-from .batch import Batch
 from .board import JAIL_FINE, PROPERTIES, SQUARES, group_of
 from .state import State
 
@@ -111,9 +110,8 @@ def legal_forms(s: State, seat: int, listed: list[msgspec.Struct] | None = None)
 
 
 def _turn(s: State, seat: int) -> list[msgspec.Struct]:
-    b = Batch(s, 0)
     out: list[msgspec.Struct] = []
-    if _ok(lambda: turn.check_roll(b, seat)):
+    if _ok(lambda: turn.check_roll(s, seat)):
         out.append(ev.Roll())
         if s.seats[seat].in_jail:
             if s.seats[seat].cash >= JAIL_FINE:
@@ -123,7 +121,7 @@ def _turn(s: State, seat: int) -> list[msgspec.Struct]:
     o = s.offer
     if o is not None and o.seat == seat:
         if o.kind == "buy":
-            if _ok(lambda: turn.check_buy(b, seat)):
+            if _ok(lambda: turn.check_buy(s, seat)):
                 out.append(ev.Buy())
             out.append(ev.Decline())
         else:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from service.events import monopoly as ev
 
-from .batch import Batch, refuse
+from ..errors import RuleViolation
+from .batch import Batch
 from .board import SQUARES, group_of
 from .money import interest
 from .state import State
@@ -15,11 +16,11 @@ from .state import State
 def check_mortgage(s: State, seat: int, q: int) -> None:
     sq = SQUARES[q]
     if s.sites[q].owner != seat:
-        raise refuse("not_owner", f"You do not own {sq.name}", square=q)
+        raise RuleViolation("not_owner", f"You do not own {sq.name}", square=q)
     if s.sites[q].mortgaged:
-        raise refuse("already_mortgaged", f"{sq.name} is mortgaged already", square=q)
+        raise RuleViolation("already_mortgaged", f"{sq.name} is mortgaged already", square=q)
     if sq.type == "street" and any(s.sites[g].level for g in group_of(q)):
-        raise refuse(
+        raise RuleViolation(
             "sell_buildings_first",
             f"Sell the buildings on {sq.group} before mortgaging",
             square=q,
@@ -39,12 +40,12 @@ def lift_cost(s: State, q: int) -> int:
 def check_lift(s: State, seat: int, q: int) -> int:
     sq = SQUARES[q]
     if s.sites[q].owner != seat:
-        raise refuse("not_owner", f"You do not own {sq.name}", square=q)
+        raise RuleViolation("not_owner", f"You do not own {sq.name}", square=q)
     if not s.sites[q].mortgaged:
-        raise refuse("not_mortgaged", f"{sq.name} is not mortgaged", square=q)
+        raise RuleViolation("not_mortgaged", f"{sq.name} is not mortgaged", square=q)
     amount = lift_cost(s, q)
     if amount > s.seats[seat].cash:
-        raise refuse(
+        raise RuleViolation(
             "cannot_afford",
             f"Lifting it costs ${amount}; you have ${s.seats[seat].cash}",
             cost=amount,

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from service.events import monopoly as ev
 
-from .batch import Batch, refuse
+from ..errors import RuleViolation
+from .batch import Batch
 from .board import SQUARES, group_of
 from .money import interest
 from .state import State, Trade
@@ -16,22 +17,22 @@ from .state import State, Trade
 def check_side(s: State, seat: int, h: ev.Holdings) -> None:
     """``seat`` holds all of ``h``."""
     if len(set(h.squares)) != len(h.squares) or len(set(h.jail_cards)) != len(h.jail_cards):
-        raise refuse("bad_trade", "A property or card is listed twice")
+        raise RuleViolation("bad_trade", "A property or card is listed twice")
     for q in h.squares:
         sq = SQUARES[q]
         if s.sites[q].owner != seat:
-            raise refuse("not_owner", f"Seat {seat} does not own {sq.name}", square=q, seat=seat)
+            raise RuleViolation("not_owner", f"Seat {seat} does not own {sq.name}", square=q, seat=seat)
         if sq.type == "street" and any(s.sites[g].level for g in group_of(q)):
-            raise refuse(
+            raise RuleViolation(
                 "sell_buildings_first",
                 f"Sell the buildings on {sq.group} before trading {sq.name}",
                 square=q,
             )
     for card in h.jail_cards:
         if card not in s.seats[seat].jail_cards:
-            raise refuse("not_holder", f"Seat {seat} does not hold {card}", card=card, seat=seat)
+            raise RuleViolation("not_holder", f"Seat {seat} does not hold {card}", card=card, seat=seat)
     if h.cash > s.seats[seat].cash:
-        raise refuse("cannot_afford", f"Seat {seat} has ${s.seats[seat].cash}", seat=seat)
+        raise RuleViolation("cannot_afford", f"Seat {seat} has ${s.seats[seat].cash}", seat=seat)
 
 
 def _interest_on(s: State, h: ev.Holdings) -> int:
@@ -40,15 +41,15 @@ def _interest_on(s: State, h: ev.Holdings) -> int:
 
 def check_offer(s: State, seat: int, to: int, give: ev.Holdings, get: ev.Holdings) -> None:
     if to == seat or to >= s.n or s.seats[to].bankrupt:
-        raise refuse(
+        raise RuleViolation(
             "bad_trade_partner",
             "Offer a trade to another player still in the game",
             to=to,
         )
     if give == ev.Holdings() and get == ev.Holdings():
-        raise refuse("empty_trade", "A trade must give or get something")
+        raise RuleViolation("empty_trade", "A trade must give or get something")
     if any(t.seat == seat for t in s.trades):
-        raise refuse(
+        raise RuleViolation(
             "trade_open",
             "You have an offer open already: wait for its answer or withdraw it",
         )
@@ -64,14 +65,14 @@ def offer(b: Batch, seat: int, to: int, give: ev.Holdings, get: ev.Holdings) -> 
 def find(s: State, trade: int) -> Trade:
     t = next((t for t in s.trades if t.id == trade), None)
     if t is None:
-        raise refuse("no_such_trade", f"No open trade {trade}", trade=trade)
+        raise RuleViolation("no_such_trade", f"No open trade {trade}", trade=trade)
     return t
 
 
 def check_accept(s: State, seat: int, trade: int) -> Trade:
     t = find(s, trade)
     if t.to != seat:
-        raise refuse(
+        raise RuleViolation(
             "not_your_trade",
             "Only the player offered this trade may answer it",
             trade=trade,
@@ -81,7 +82,7 @@ def check_accept(s: State, seat: int, trade: int) -> Trade:
     for payer, side, gets in ((t.to, t.get, t.give), (t.seat, t.give, t.get)):
         after = s.seats[payer].cash - side.cash + gets.cash
         if _interest_on(s, gets) > after:
-            raise refuse(
+            raise RuleViolation(
                 "cannot_afford",
                 f"Seat {payer} could not pay the 10% on the mortgaged property it gets",
                 seat=payer,
@@ -108,22 +109,15 @@ def accept(b: Batch, seat: int, trade: int) -> None:
 
 
 def reject(b: Batch, seat: int, trade: int) -> None:
-    t = find(b.state, trade)
-    if t.to != seat:
-        raise refuse(
-            "not_your_trade",
-            "Only the player offered this trade may reject it",
-            trade=trade,
-        )
-    b.emit(ev.TradeClosed(trade=trade, why="rejected"))
+    _close(b, seat, find(b.state, trade).to, trade, "rejected")
 
 
 def withdraw(b: Batch, seat: int, trade: int) -> None:
-    t = find(b.state, trade)
-    if t.seat != seat:
-        raise refuse(
-            "not_your_trade",
-            "Only the player who offered this trade may withdraw it",
-            trade=trade,
-        )
-    b.emit(ev.TradeClosed(trade=trade, why="withdrawn"))
+    _close(b, seat, find(b.state, trade).seat, trade, "withdrawn")
+
+
+def _close(b: Batch, seat: int, allowed: int, trade: int, why: str) -> None:
+    """Only the player offered a trade rejects it; only the one who offered it withdraws it."""
+    if seat != allowed:
+        raise RuleViolation("not_your_trade", f"Only seat {allowed} may answer this trade that way", trade=trade)
+    b.emit(ev.TradeClosed(trade=trade, why=why))  # type: ignore[arg-type]

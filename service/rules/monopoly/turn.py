@@ -8,13 +8,15 @@ from __future__ import annotations
 from service.events import monopoly as ev
 from service.events.common import SeedRevealed
 
+from ..errors import RuleViolation
 from ..rng import Stream
 from .auctions import open_auction, property_bidders
-from .batch import Batch, refuse
+from .batch import Batch
 from .board import GO_SALARY, JAIL_FINE, JAIL_TRIES, SQUARES, nearest
 from .cards import CARDS, deck_of
 from .money import buildings_of, charge
 from .rent import Via, rent
+from .state import State
 from .worth import final_worth, tax_worth
 
 THREE_DOUBLES = 3
@@ -31,14 +33,13 @@ def throw(b: Batch, seat: int, purpose: str) -> tuple[int, int]:
 # --- before the roll ----------------------------------------------------------------------------------
 
 
-def check_roll(b: Batch, seat: int) -> None:
-    s = b.state
+def check_roll(s: State, seat: int) -> None:
     if seat != s.turn_seat:
-        raise refuse("not_your_turn", f"It is seat {s.turn_seat}'s turn", turn_seat=s.turn_seat)
+        raise RuleViolation("not_your_turn", f"It is seat {s.turn_seat}'s turn", turn_seat=s.turn_seat)
     if s.step != "roll":
-        raise refuse("not_now", "Your move is still being settled")
+        raise RuleViolation("not_now", "Your move is still being settled")
     if s.blocked:
-        raise refuse(
+        raise RuleViolation(
             "waiting",
             "The game waits on an answer first",
             pending=s.pending.kind if s.pending else None,
@@ -46,7 +47,7 @@ def check_roll(b: Batch, seat: int) -> None:
 
 
 def roll(b: Batch, seat: int) -> None:
-    check_roll(b, seat)
+    check_roll(b.state, seat)
     if b.state.seats[seat].in_jail:
         _jail_roll(b, seat)
         return
@@ -57,25 +58,25 @@ def roll(b: Batch, seat: int) -> None:
     move_by(b, seat, sum(dice))
 
 
-def check_jail_exit(b: Batch, seat: int) -> None:
-    check_roll(b, seat)
-    if not b.state.seats[seat].in_jail:
-        raise refuse("not_in_jail", "You are not in jail")
+def check_jail_exit(s: State, seat: int) -> None:
+    check_roll(s, seat)
+    if not s.seats[seat].in_jail:
+        raise RuleViolation("not_in_jail", "You are not in jail")
 
 
 def pay_fine(b: Batch, seat: int) -> None:
-    check_jail_exit(b, seat)
+    check_jail_exit(b.state, seat)
     if b.state.seats[seat].cash < JAIL_FINE:
-        raise refuse("cannot_afford", f"The fine is ${JAIL_FINE}")
+        raise RuleViolation("cannot_afford", f"The fine is ${JAIL_FINE}")
     b.emit(ev.Paid(payer=seat, payee=None, amount=JAIL_FINE, reason="fine"))
     b.emit(ev.LeftJail(seat=seat, how="fine"))
 
 
 def use_jail_card(b: Batch, seat: int) -> None:
-    check_jail_exit(b, seat)
+    check_jail_exit(b.state, seat)
     cards = b.state.seats[seat].jail_cards
     if not cards:
-        raise refuse("no_jail_card", "You hold no Get Out of Jail Free card")
+        raise RuleViolation("no_jail_card", "You hold no Get Out of Jail Free card")
     b.emit(ev.LeftJail(seat=seat, how="card", card=cards[0]))
     b.emit(ev.JailCardReturned(seat=seat, card=cards[0], deck=deck_of(cards[0])))  # type: ignore[arg-type]
 
@@ -188,32 +189,32 @@ def draw(b: Batch, seat: int, deck: str) -> None:
 # --- the mover's decisions --------------------------------------------------------------------------
 
 
-def _offer_to(b: Batch, seat: int, kind: str) -> None:
-    o = b.state.offer
+def _offer_to(s: State, seat: int, kind: str) -> None:
+    o = s.offer
     if o is None or o.kind != kind:
-        raise refuse(
+        raise RuleViolation(
             "nothing_offered",
             "There is no purchase to decide" if kind == "buy" else "No tax is due",
         )
     if o.seat != seat:
-        raise refuse("not_your_turn", f"Seat {o.seat} decides this")
+        raise RuleViolation("not_your_turn", f"Seat {o.seat} decides this")
 
 
-def check_buy(b: Batch, seat: int) -> int:
-    _offer_to(b, seat, "buy")
-    q = b.state.offer.square  # type: ignore[union-attr]
+def check_buy(s: State, seat: int) -> int:
+    _offer_to(s, seat, "buy")
+    q = s.offer.square  # type: ignore[union-attr]
     price = SQUARES[q].price
-    if b.state.seats[seat].cash < price:
-        raise refuse(
+    if s.seats[seat].cash < price:
+        raise RuleViolation(
             "cannot_afford",
-            f"{SQUARES[q].name} costs ${price}; you have ${b.state.seats[seat].cash}",
+            f"{SQUARES[q].name} costs ${price}; you have ${s.seats[seat].cash}",
             price=price,
         )
     return q
 
 
 def buy(b: Batch, seat: int) -> None:
-    q = check_buy(b, seat)
+    q = check_buy(b.state, seat)
     b.emit(ev.PropertyBought(seat=seat, square=q, price=SQUARES[q].price))
 
 
@@ -221,7 +222,7 @@ def decline(b: Batch, seat: int | None) -> None:
     """Not bought: the bank auctions it to everyone still in, the decliner too."""
     o = b.state.offer
     if seat is not None:
-        _offer_to(b, seat, "buy")
+        _offer_to(b.state, seat, "buy")
     assert o is not None
     open_auction(b, o.square, property_bidders(b.state))
 
@@ -230,7 +231,7 @@ def choose_tax(b: Batch, seat: int | None, choice: str) -> None:
     """The choice first; only then is worth computed (for 10%), rounded down to a whole dollar."""
     o = b.state.offer
     if seat is not None:
-        _offer_to(b, seat, "tax")
+        _offer_to(b.state, seat, "tax")
     assert o is not None
     worth = tax_worth(b.state, o.seat) if choice == "percent" else None
     amount = worth * 10 // 100 if worth is not None else SQUARES[4].tax

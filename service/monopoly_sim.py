@@ -77,16 +77,15 @@ class Tally:
 def plan(
     games: int, seats: tuple[int, int], bots: tuple[str, ...], jail: JailPolicy, rounds: int, base: bytes
 ) -> list[Spec]:
-    """Game ``i`` gets the ``i``-th seat count of the range (cycling) and the bots seated in turn."""
-    low, high = seats
+    """Game ``i``: its seats and bots by ``seeds.seating``, its seeds from ``base``."""
     out = []
     for i in range(games):
-        n = low + i % (high - low + 1)
+        seated = seeds.seating(i, seats, bots)
         out.append(
             Spec(
                 index=i,
-                seats=n,
-                bots=tuple(bots[j % len(bots)] for j in range(n)),
+                seats=len(seated),
+                bots=seated,
                 jail=jail,
                 rounds=rounds,
                 seed=seeds.game_seed(base, i),

@@ -32,3 +32,10 @@ def game_seed(base: bytes, index: int) -> bytes:
 
 def bots_seed(base: bytes, index: int) -> int:
     return int.from_bytes(hashlib.sha256(base + b"bots:%d" % index).digest()[:8], "big")
+
+
+def seating(index: int, seats: tuple[int, int], bots: tuple[str, ...]) -> tuple[str, ...]:
+    """The bots of game ``index``: the ``index``-th seat count of the range (cycling), the bots seated in turn."""
+    low, high = seats
+    n = low + index % (high - low + 1)
+    return tuple(bots[j % len(bots)] for j in range(n))

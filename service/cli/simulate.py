@@ -93,17 +93,16 @@ def bot_names(kind: str, text: str) -> tuple[str, ...]:
 def plan(
     kind: str, games: int, seats: tuple[int, int], bots: tuple[str, ...], base: bytes, timeouts: float = 0.0
 ) -> list[GameSpec]:
-    """Game ``i`` gets the ``i``-th seat count of the range (cycling) and bots assigned to seats in turn."""
-    low, high = seats
+    """Game ``i``: its seats and bots by ``seeds.seating``, its seeds from ``base``."""
     specs = []
     for i in range(games):
-        n = low + i % (high - low + 1)
+        seated = seeds.seating(i, seats, bots)
         specs.append(
             GameSpec(
                 kind=kind,
-                game_id=f"sim-{n}-{i:04d}",
-                seats=n,
-                bots=tuple(bots[j % len(bots)] for j in range(n)),
+                game_id=f"sim-{len(seated)}-{i:04d}",
+                seats=len(seated),
+                bots=seated,
                 seed=seeds.game_seed(base, i),
                 bots_seed=seeds.bots_seed(base, i),
                 timeouts=timeouts,

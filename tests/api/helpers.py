@@ -180,3 +180,11 @@ async def drive(app, game_id: str, until=None, *, bots: str = "greedy", rnd_seed
         seat, command = next_move(game.rules, game.state, players, rnd)
         await games.execute(game_id, command, seat, actor_key=f"seat:{seat}", command_id=None, expected_version=game.version)
     raise AssertionError(f"game {game_id} did not get there within {max_commands} commands")
+
+
+def plain_monopoly_move(legal: list) -> object | None:
+    """Monopoly played plainly: buy what you land on, pass every auction, take the flat tax, refuse trades, roll."""
+    from service.events import monopoly as ev
+
+    kinds = (ev.Buy, ev.ChooseTax, ev.PassBid, ev.RejectTrade, ev.ClaimBuildings, ev.Roll, ev.DeclareBankruptcy, ev.Decline)
+    return next((c for kind in kinds for c in legal if type(c) is kind), None)

@@ -26,7 +26,7 @@ from service.rules.engine import Game, rules_for
 from service.rules.errors import RuleViolation
 from service.rules.monopoly.board import GROUPS, SQUARES, STREET_GROUPS
 from tests.api.conftest import ADMIN_HEADERS, bearer
-from tests.api.helpers import assert_error, log_of
+from tests.api.helpers import assert_error, log_of, plain_monopoly_move
 
 SEATS = 4
 SEED = hashlib.sha256(b"monopoly-api-test-0").digest()
@@ -56,23 +56,10 @@ class Local:
         return refused.value.code
 
 
-PREFERRED = (
-    ev.Buy,
-    ev.ChooseTax,
-    ev.PassBid,
-    ev.RejectTrade,
-    ev.ClaimBuildings,
-    ev.Roll,
-    ev.DeclareBankruptcy,
-    ev.Decline,
-)
-"""A plain way to play: buy whatever you land on, bid on nothing, take the flat tax, refuse every trade."""
-
-
 def buy_everything(s) -> tuple[int, msgspec.Struct]:
     seat = s.pending.seats[0] if s.pending is not None else s.turn_seat
     legal = rules_for("monopoly").legal_commands(s, seat)
-    return seat, next(c for kind in PREFERRED for c in legal if type(c) is kind)
+    return seat, plain_monopoly_move(legal)
 
 
 def street_group_owned(s) -> bool:

@@ -16,6 +16,7 @@ from service.api.schedule import due_at, server_move
 from service.bots import BOTS, awaited, next_move
 from service.events.base import Player
 from service.events.common import Timeout
+from tests.api.helpers import plain_monopoly_move
 
 KIND = "stub-waits"
 NOW, DEADLINE = 1_000, 5_000
@@ -58,19 +59,7 @@ class Plain:
     name = "plain"
 
     def choose(self, s, seat, legal, rnd):
-        from service.events import monopoly as ev
-
-        kinds = (
-            ev.Buy,
-            ev.ChooseTax,
-            ev.PassBid,
-            ev.RejectTrade,
-            ev.ClaimBuildings,
-            ev.Roll,
-            ev.DeclareBankruptcy,
-            ev.Decline,
-        )
-        return next((c for kind in kinds for c in legal if type(c) is kind), None)
+        return plain_monopoly_move(legal)
 
 
 @dataclass

@@ -10,15 +10,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from service.api.schedule import due_at
 from service.bots import bot, next_move
 from service.events.base import Player
 from service.events.common import Create, TakeSeat
+from service.events.entries import encode_entry
 from service.events.envelope import Envelope, canonical
-from service.events.store import AppendRequest, Store, encode_entry
+from service.events.store import AppendRequest, Store
 from service.rules.engine import Game
-
-import msgspec
 
 START_AT = 1_767_225_600_000
 _NULL = msgspec.Raw(b"null")

@@ -100,8 +100,10 @@ async def evalsha_p99(url: str, seconds: float = 2.0) -> float:
     command's events (a simulated game's batches, in order) to a game of its own namespace."""
     import redis.asyncio as aioredis
 
+    from service.events.entries import encode_entry
     from service.events.keys import Keys
-    from service.events.store import APPEND_LUA, AppendRequest, append_args, encode_entry
+    from service.events.redis_store import APPEND_LUA
+    from service.events.store import AppendRequest, append_args
     from service.simulate import new_game, play
 
     bots = ["random"] * 4

@@ -59,7 +59,7 @@ async def drop_namespace_at(url: str, ns: str) -> None:
     import redis.asyncio as aioredis
     from redis.asyncio.cluster import RedisCluster
 
-    from service.events.store import is_cluster_node
+    from service.events.redis_store import is_cluster_node
 
     client = RedisCluster.from_url(url) if await is_cluster_node(url) else aioredis.from_url(url)
     try:

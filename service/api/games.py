@@ -20,8 +20,9 @@ import msgspec
 
 from service.events.base import Player
 from service.events.common import Create, TakeSeat
+from service.events.entries import encode_entry
 from service.events.envelope import Envelope, canonical, redacted
-from service.events.store import AppendRequest, Store, command_digest, encode_entry
+from service.events.store import AppendRequest, Store, command_digest
 from service.rules.engine import Game, rules_for
 from service.rules.errors import RuleViolation
 

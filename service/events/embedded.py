@@ -18,7 +18,7 @@ import msgspec
 from .envelope import Envelope
 from .journal import Journal, JournalCorrupt
 from .keys import STATUSES
-from .store import AppendRequest, Appended, ProjectionCorrupt, Projected, Store, StoreUnavailable, append_args
+from .store import Appended, AppendRequest, Projected, ProjectionCorrupt, Store, StoreUnavailable, append_args
 
 _record = msgspec.msgpack.Encoder()
 

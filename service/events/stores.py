@@ -14,7 +14,8 @@ from typing import Literal
 
 from .durability import Durability, check_durability, embedded_durability
 from .embedded import EmbeddedStore
-from .store import RedisStore, Store
+from .redis_store import RedisStore
+from .store import Store
 
 ClusterMode = Literal["auto", "yes", "no"]
 CLUSTER_MODES: dict[str, bool | None] = {"auto": None, "yes": True, "no": False}

@@ -22,7 +22,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from service.events.keys import PARTITIONS
-from service.events.store import RedisStore
+from service.events.redis_store import RedisStore
 from service.projections import rebuild
 from tests.drills.support import NAMESPACE, Ledger, background, bearer, bot_games, play, versions, wait_until
 

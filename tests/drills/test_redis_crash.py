@@ -179,7 +179,8 @@ async def test_measure_what_a_kill_loses_while_the_disk_is_slow(args, tmp_path):
     """
     if not os.environ.get(SLOW_DISK):
         pytest.skip(f"writes 400 MB a round to make fsync slow: run it with {SLOW_DISK}=1")
-    from service.events.store import RedisStore, StoreUnavailable
+    from service.events.redis_store import RedisStore
+    from service.events.store import StoreUnavailable
     from tests.events.test_durability import chain_ok
     from tests.events.test_store_contract import batches, request
     from tests.servers import Server

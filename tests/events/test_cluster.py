@@ -16,7 +16,8 @@ from redis.crc import key_slot
 
 from service.events.durability import check_durability
 from service.events.keys import PARTITIONS, Keys, partition
-from service.events.store import Appended, NotDurable, RedisStore, StoreUnavailable, is_cluster_node
+from service.events.redis_store import RedisStore, is_cluster_node
+from service.events.store import Appended, NotDurable, StoreUnavailable
 from service.events.stores import open_store_checked
 from service.projections import Projector, read_audit, read_scores
 from tests.cluster import free_cluster_port

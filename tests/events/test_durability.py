@@ -16,7 +16,8 @@ import redis.asyncio as aioredis
 from replays.verify import verify
 from service.events.durability import Durability, check_durability, embedded_durability
 from service.events.envelope import GENESIS, Envelope, body_of, canonical, chain_hash
-from service.events.store import Appended, NotDurable, RedisStore, StoreUnavailable
+from service.events.redis_store import RedisStore
+from service.events.store import Appended, NotDurable, StoreUnavailable
 from service.rules.engine import Game, export_header, rules_for
 from tests.events.test_store_contract import TEMPLATE, Batch, batches, request
 from tests.servers import ALWAYS, REDIS_SERVER, Server, free_port

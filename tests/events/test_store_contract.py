@@ -18,9 +18,11 @@ import pytest
 from redis.crc import key_slot
 
 from service.events.embedded import EmbeddedStore
+from service.events.entries import encode_entry
 from service.events.envelope import NULL, Envelope
 from service.events.keys import PARTITIONS, STATUSES, Keys, partition
-from service.events.store import AppendRequest, Appended, CommandRecord, RedisStore, command_digest, encode_entry
+from service.events.redis_store import RedisStore
+from service.events.store import Appended, AppendRequest, CommandRecord, command_digest
 from service.rules.engine import Game
 from service.simulate import simulate
 from tests.cluster import cluster_tools_found

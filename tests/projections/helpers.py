@@ -19,8 +19,9 @@ import msgspec
 
 from service.events.base import Player
 from service.events.common import Create, TakeSeat
+from service.events.entries import encode_entry
 from service.events.envelope import NULL, Envelope
-from service.events.store import AppendRequest, Store, encode_entry
+from service.events.store import AppendRequest, Store
 from service.projections import read_audit, read_results, read_scores, registered
 from service.rules.engine import Game, audit_lines, rules_for
 from service.simulate import Simulation, play

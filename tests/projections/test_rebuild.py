@@ -18,7 +18,6 @@ from service.projections.rebuild import all_games, read_all
 from tests.projections.helpers import Feeder, Played, assert_projected, pending, shared_games, snapshot
 from tests.stores import drop_namespace, namespace, need_redis
 
-
 # Games in the rebuild test: the embedded store appends more slowly (fakeredis), so it gets fewer to stay within
 # the suite's time budget; on the cluster it shows that the partition logs spread over three primaries feed the
 # projectors as one server's do, for which a few dozen games (every partition, every seat count) suffice.
@@ -150,7 +149,7 @@ def test_the_cli_rebuilds_and_projects_the_embedded_store(tmp_path, few: list[Pl
 def test_the_cli_uses_redis_when_redis_url_is_set(kind: str, few: list[Played], monkeypatch, request):
     """``rebuild`` and ``project`` on the Redis of ``REDIS_URL``: a single server, or a cluster node (then the CLI
     finds the cluster by itself: FREE_PARKING_CLUSTER is unset, so ``auto``)."""
-    from service.events.store import RedisStore
+    from service.events.redis_store import RedisStore
 
     cluster = kind == "cluster"
     url = request.getfixturevalue("redis_cluster").url if cluster else need_redis()

@@ -12,8 +12,9 @@ import pytest
 from service.bots import bot
 from service.events.base import Player
 from service.events.common import Create, TakeSeat
+from service.events.entries import encode_entry
 from service.events.solitaire import Redeal, Resign, SolitaireConfig
-from service.events.store import AppendRequest, Store, encode_entry
+from service.events.store import AppendRequest, Store
 from service.projections import (
     Projector,
     project_game,

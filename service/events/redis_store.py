@@ -1,0 +1,314 @@
+"""The event store on a real Redis (or Redis Cluster): appends by the checked Lua script, many games' appends in one
+pipeline (group commit): the client's per-call cost, not Redis, bounds a command's latency.
+
+On a Redis Cluster (``RedisStore.from_url(url, cluster=True)``, or ``connect`` asking the server) the client is
+redis-py's ``RedisCluster``: every key of a game shares its partition's hash tag, so each script runs on the one
+primary owning that slot, and a pipeline is split per primary by the client (sent to all of them at once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from importlib import resources
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis import exceptions as rex
+from redis.asyncio.cluster import RedisCluster
+
+from .resp import fast_packing
+from .store import (
+    UNAVAILABLE,
+    Appended,
+    AppendRequest,
+    NotDurable,
+    Projected,
+    ProjectionCorrupt,
+    Store,
+    StoreUnavailable,
+    append_args,
+    parse_record,
+    unavailable,
+)  # fmt: skip
+
+
+def _no_maintenance_notifications() -> dict[str, Any]:
+    """redis-py 8 turns "maintenance notifications" to ``auto``, and with them on its pool skips the check that
+    a pooled connection is still open: after Redis restarts, every connection it had pooled fails one command
+    (a 503 with Redis back up; found by tests/drills). This store never uses them (they need RESP3 push
+    messages from Redis Enterprise), so they are turned off, where the client knows of them."""
+    try:
+        from redis.maint_notifications import MaintNotificationsConfig
+    except ImportError:  # an older redis-py: no such thing, and its pool checks every connection it hands out
+        return {}
+    if "maint_notifications_config" not in inspect.signature(aioredis.Redis.__init__).parameters:
+        return {}
+    return {"maint_notifications_config": MaintNotificationsConfig(enabled=False)}
+
+
+_NO_MAINTENANCE = _no_maintenance_notifications()
+
+APPEND_LUA = resources.files(__package__).joinpath("append.lua").read_text()
+PROJECT_LUA = resources.files(__package__).joinpath("project.lua").read_text()
+UPSERT_LUA = resources.files(__package__).joinpath("upsert.lua").read_text()
+# a player's place on the leaderboards, from a snapshot of their results numbered ``seq``: an older snapshot than the
+# one stored is refused, so two projectors racing leave the newest. KEYS: the seq hash, then each board's sorted set
+# (one slot: the tag {lb}); ARGV: player, seq, then each board's score
+LEADERBOARD_LUA = """
+local stored = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+if stored >= tonumber(ARGV[2]) then
+  return {0, stored}
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+for i = 2, #KEYS do
+  redis.call('ZADD', KEYS[i], ARGV[i + 1], ARGV[1])
+end
+return {1, tonumber(ARGV[2])}
+"""
+# forget a game's due action only if its version is still ARGV[1]: one script, so no append can land between
+# the check and the ZREM (its new due action would be lost). KEYS: meta, due (one slot); ARGV: version, game id
+CLEAR_DUE_LUA = """
+if redis.call('HGET', KEYS[1], 'version') == ARGV[1] then
+  return redis.call('ZREM', KEYS[2], ARGV[2])
+end
+return 0
+"""
+
+
+def _parse_append(result: list[Any]) -> Appended:
+    outcome = result[0].decode() if isinstance(result[0], bytes) else result[0]
+    detail = result[1].decode() if isinstance(result[1], bytes) else result[1]
+    if outcome in ("duplicate", "command_id_reused"):
+        rec = parse_record(detail)
+        return Appended(outcome, rec.last, rec.first, rec.last)
+    if outcome == "conflict":
+        return Appended("conflict", int(detail))
+    return Appended("ok", int(detail), int(result[2]), int(detail))
+
+
+def _raise_first(results: list[Any]) -> None:
+    for r in results:
+        if isinstance(r, Exception):
+            raise r
+
+
+class RedisStore(Store):
+    """A real Redis (or Cluster): appends by the Lua script, many games' appends in one pipeline."""
+
+    name = "redis"
+
+    def __init__(self, client: Any, namespace: str = "fp", *, waitaof: bool = False) -> None:
+        super().__init__(client, namespace)
+        self._script = client.register_script(APPEND_LUA)
+        self._project = client.register_script(PROJECT_LUA)
+        self._upsert = client.register_script(UPSERT_LUA)
+        self._clear_due = client.register_script(CLEAR_DUE_LUA)
+        self._leaderboard = client.register_script(LEADERBOARD_LUA)
+        self._queue: list[tuple[AppendRequest, asyncio.Future[Appended]]] = []
+        self._flushing = False
+        self._flusher: asyncio.Task[None] | None = None  # held: the loop keeps only a weak reference to a task
+        self.waitaof = waitaof
+
+    @classmethod
+    def from_url(cls, url: str, namespace: str = "fp", *, cluster: bool = False, **kw: Any) -> RedisStore:
+        """A store on the Redis at ``url``; with ``cluster``, on the Redis Cluster that node belongs to."""
+        if cluster:
+            client: Any = RedisCluster.from_url(url, decode_responses=False, health_check_interval=10)
+        else:
+            client = fast_packing(aioredis.from_url(url, decode_responses=False, health_check_interval=10, **_NO_MAINTENANCE))
+        return cls(client, namespace, **kw)
+
+    @classmethod
+    async def connect(cls, url: str, namespace: str = "fp", *, cluster: bool | None = None, **kw: Any) -> RedisStore:
+        """``from_url``; with ``cluster=None`` the server is asked (``INFO cluster``) whether it is a cluster node."""
+        if cluster is None:
+            cluster = await is_cluster_node(url)
+        return cls.from_url(url, namespace, cluster=cluster, **kw)
+
+    async def _op_project_game(
+        self, game_id: str, expected: int, applied: int, model: bytes, lines: list[str]
+    ) -> Projected:
+        keys = [self.keys.game_projection("scores", game_id), self.keys.game_projection("audit", game_id)]
+        ok, version = await self._project(keys=keys, args=[expected, applied, model, *lines])
+        if ok < 0:
+            raise ProjectionCorrupt(f"game {game_id}: its audit list does not hold {version} lines")
+        return Projected(ok == 1, int(version))
+
+    async def project_games(self, items: list[tuple[str, int, int, bytes, list[str]]]) -> list[Projected | Exception]:
+        if len(items) <= 1:
+            return await super().project_games(items)
+        return await self._write("project_games", items)
+
+    async def _op_project_games(self, items: list[tuple[str, int, int, bytes, list[str]]]) -> list[Projected | Exception]:
+        """Every game's compare-and-set script in one pipeline; one the server has forgotten (NOSCRIPT) runs again alone."""
+        pipe = self.r.pipeline(transaction=False)
+        for game_id, expected, applied, model, lines in items:
+            keys = [self.keys.game_projection("scores", game_id), self.keys.game_projection("audit", game_id)]
+            pipe.execute_command("EVALSHA", self._project.sha, len(keys), *keys, expected, applied, model, *lines)
+        replies = await pipe.execute(raise_on_error=False)
+        out: list[Projected | Exception] = []
+        for item, reply in zip(items, replies, strict=True):
+            if isinstance(reply, rex.NoScriptError):
+                try:
+                    out.append(await self._op_project_game(*item))
+                except ProjectionCorrupt as e:
+                    out.append(e)
+            elif isinstance(reply, UNAVAILABLE):
+                raise reply
+            elif isinstance(reply, Exception):
+                out.append(reply)
+            elif int(reply[0]) < 0:
+                out.append(ProjectionCorrupt(f"game {item[0]}: its audit list does not hold {reply[1]} lines"))
+            else:
+                out.append(Projected(int(reply[0]) == 1, int(reply[1])))
+        return out
+
+    async def _op_project_result(
+        self, player_id: str, game_id: str, version: int, entry: bytes, counters: dict[str, int]
+    ) -> Projected:
+        flat: list[Any] = [x for kv in counters.items() for x in kv]
+        key = self.keys.projection("results", player_id)
+        done, stored = await self._upsert(keys=[key], args=[game_id, version, entry, len(counters), *flat])
+        return Projected(done == 1, int(stored))
+
+    async def _op_project_leaderboard(self, player_id: str, seq: int, scores: dict[str, float]) -> Projected:
+        keys = [self.keys.leaderboard("seq"), *(self.keys.leaderboard(board) for board in scores)]
+        done, stored = await self._leaderboard(keys=keys, args=[player_id, seq, *scores.values()])
+        return Projected(done == 1, int(stored))
+
+    async def _op_project_standing(self, tournament_id: str, game_id: str, version: int, entry: bytes) -> Projected:
+        key = self.keys.tournament_projection("standings", tournament_id)
+        done, stored = await self._upsert(keys=[key], args=[game_id, version, entry, 0])
+        return Projected(done == 1, int(stored))
+
+    async def _op_clear_due(self, game_id: str, version: int) -> None:
+        keys = [self.keys.meta(game_id), self.keys.due(self._partition(game_id))]
+        await self._clear_due(keys=keys, args=[version, game_id])
+
+    async def _op_put_token(self, digest: str, record: bytes) -> None:
+        pipe = self.r.pipeline(transaction=False)
+        key = self.keys.token(digest)
+        pipe.set(key, record, nx=True)  # written once: readers may cache it
+        _raise_first(await self._execute(pipe, [key]))  # a token is acknowledged like an event: durably
+
+    async def _op_put_player(self, player_id: str, fields: dict[str, str]) -> None:
+        pipe = self.r.pipeline(transaction=False)
+        key = self.keys.player(player_id)
+        pipe.hset(key, mapping=fields)
+        _raise_first(await self._execute(pipe, [key]))
+
+    async def _op_put_tournament(self, tournament_id: str, record: bytes) -> None:
+        pipe = self.r.pipeline(transaction=False)
+        key = self.keys.tournament(tournament_id)
+        pipe.set(key, record, nx=True)
+        _raise_first(await self._execute(pipe, [key]))  # acknowledged like an event: durably, where asked
+
+    async def _execute(self, pipe: Any, written: list[str]) -> list[Any]:
+        """Run ``pipe`` (errors returned in place); with ``waitaof``, only once its writes are fsynced.
+
+        The WAITAOF goes in the same pipeline, so on the same connection: it waits for *that client's*
+        writes (a WAITAOF sent on another pooled connection would return at once). On a cluster the
+        pipeline is split per primary, each part on one connection: one WAITAOF goes to each primary that
+        owns a key of ``written``, after that primary's writes. (A write redirected by MOVED during a
+        resharding is retried on its own connection, which no WAITAOF covers: reshard with the service
+        stopped, or accept that window.)
+        """
+        waits = 0
+        if self.waitaof:
+            if isinstance(self.r, RedisCluster):
+                await self.r.initialize()  # the slot map (done once; a no-op afterwards)
+                nodes = {}
+                for key in written:
+                    node = self.r.get_node_from_key(key)
+                    nodes[node.name] = node
+                for node in nodes.values():
+                    pipe.execute_command("WAITAOF", 1, 0, 0, target_nodes=node)
+                waits = len(nodes)
+            else:
+                pipe.execute_command("WAITAOF", 1, 0, 0)
+                waits = 1
+        results = await pipe.execute(raise_on_error=False)
+        if waits:
+            replies = results[-waits:]
+            del results[-waits:]
+            for reply in replies:
+                if not (isinstance(reply, list) and int(reply[0]) >= 1):
+                    raise NotDurable(
+                        f"WAITAOF answered {reply!r}: the write may not be on disk "
+                        "(WAITAOF needs Redis >= 7.2 with `appendonly yes`)"
+                    )
+        return results
+
+    async def _op_append(self, req: AppendRequest) -> Appended:
+        future: asyncio.Future[Appended] = asyncio.get_running_loop().create_future()
+        self._queue.append((req, future))
+        if not self._flushing:
+            self._flushing = True
+            self._flusher = asyncio.get_running_loop().create_task(self._flush())
+        return await future
+
+    async def _flush(self) -> None:
+        """Send every queued append in one pipeline; keep going while more arrive."""
+        try:
+            while self._queue:
+                batch, self._queue = self._queue, []
+                try:
+                    results = await self._run(batch)
+                except Exception as e:  # every waiting append must hear of it, whatever it was
+                    if unavailable(e):
+                        e = StoreUnavailable(str(e))
+                    for _, fut in batch:
+                        if not fut.done():
+                            fut.set_exception(e)
+                    continue
+                for (_, fut), res in zip(batch, results, strict=True):
+                    if fut.done():
+                        continue
+                    if isinstance(res, Exception):
+                        fut.set_exception(res)
+                    else:
+                        fut.set_result(_parse_append(res))
+        finally:
+            self._flushing = False
+
+    async def _run(self, batch: list[tuple[AppendRequest, asyncio.Future[Appended]]]) -> list[Any]:
+        reqs = [req for req, _ in batch]
+        results = await self._send(reqs)
+        missing = [i for i, r in enumerate(results) if isinstance(r, rex.NoScriptError)]
+        if missing:
+            # The server (or one node of a cluster) restarted and forgot the script. Only those appends did
+            # not run; the others did, and must not run again (the retry would answer them 'conflict').
+            # On a cluster, SCRIPT LOAD goes to every primary.
+            await self.r.script_load(APPEND_LUA)
+            for i, res in zip(missing, await self._send([reqs[i] for i in missing]), strict=True):
+                results[i] = res
+        return results
+
+    async def _send(self, reqs: list[AppendRequest]) -> list[Any]:
+        pipe = self.r.pipeline(transaction=False)
+        written = []
+        for req in reqs:
+            keys, argv = append_args(self.keys, req)
+            # EVALSHA by name: redis-py's cluster pipeline has no ``evalsha`` method, but routes the command by
+            # its keys (all in the game's slot)
+            pipe.execute_command("EVALSHA", self._script.sha, len(keys), *keys, *argv)
+            written.append(keys[0])
+        return await self._execute(pipe, written)
+
+
+async def is_cluster_node(url: str) -> bool:
+    """Whether the Redis at ``url`` runs in cluster mode (``INFO cluster``: ``cluster_enabled:1``).
+
+    A server that refuses INFO is taken as a single server (set the cluster mode explicitly then).
+    """
+    client = aioredis.from_url(url, decode_responses=False)
+    try:
+        info = await client.info("cluster")
+    except UNAVAILABLE as e:
+        raise StoreUnavailable(str(e)) from e
+    except rex.ResponseError:
+        return False
+    finally:
+        await client.aclose()
+    return str(info.get("cluster_enabled", "0")) == "1"

@@ -81,7 +81,7 @@ async def _one(games: Games, game_id: str) -> float:
     seat = s.pending.seat if s.pending is not None else s.turn_seat
     command = never_score(game, seat, game.rules.legal_commands(s, seat))
     t0 = time.perf_counter()
-    executed = await games.execute(game_id, command, seat, actor_key=f"seat:{seat}", command_id=None, expected_version=game.version)
+    executed = await games.execute(game_id, command, lambda _: seat, actor_key=f"seat:{seat}", command_id=None, expected_version=game.version)
     executed.game.view(seat)
     return time.perf_counter() - t0
 

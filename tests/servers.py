@@ -166,6 +166,25 @@ class Service:
                     out[item.split(b"=", 1)[1].decode()] = pid
         return out
 
+    def worker_serving(self, client_port: int) -> int | None:
+        """The pid of the worker holding the server side of the connection a client made from ``client_port``
+        (read off ``/proc``: the socket's inode in ``/proc/net/tcp``, then the worker whose descriptors hold it)."""
+        inode = _socket_inode(("127.0.0.1", self.port), ("127.0.0.1", client_port))
+        if inode is None:
+            return None
+        for pid in self.workers().values():
+            try:
+                fds = os.listdir(f"/proc/{pid}/fd")
+            except OSError:
+                continue
+            for fd in fds:
+                try:
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") == f"socket:[{inode}]":
+                        return pid
+                except OSError:
+                    continue
+        return None
+
     def tail(self, lines: int = 40) -> str:
         try:
             return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
@@ -194,6 +213,21 @@ def _children(pid: int) -> list[int]:
         return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
     except OSError:
         return []
+
+
+def _socket_inode(local: tuple[str, int], remote: tuple[str, int]) -> int | None:
+    """The inode of the IPv4 TCP socket from ``local`` to ``remote``, from ``/proc/net/tcp``."""
+
+    def hexed(address: tuple[str, int]) -> str:
+        packed = socket.inet_aton(address[0])[::-1].hex().upper()  # the kernel writes the address little-endian
+        return f"{packed}:{address[1]:04X}"
+
+    wanted = (hexed(local), hexed(remote))
+    for row in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = row.split()
+        if (fields[1], fields[2]) == wanted:
+            return int(fields[9])
+    return None
 
 
 def _cmdline(pid: int) -> bytes:

@@ -32,6 +32,10 @@ from .schedule import due_at
 
 RETRIES = 4
 
+SeatOf = Callable[[Game], "int | None"]
+"""The seat a command comes from in a game's state (``None``: the server's own), asked of the very state the command
+is decided on, never of an older one; it raises ``Unseated`` for a caller who has no seat there."""
+
 
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
@@ -214,14 +218,17 @@ class Games:
         self,
         game_id: str,
         command: msgspec.Struct,
-        seat: int | None,
+        seat_of: SeatOf,
         *,
         actor_key: str,
         command_id: str | None,
         expected_version: int | None,
     ) -> Executed:
-        """Decide and append ``command``; a lost race is re-decided on the fresh state unless the client
-        pinned ``expected_version`` (then it is theirs to see: 409)."""
+        """Decide and append ``command`` as the seat ``seat_of`` finds for the caller in the very state it is decided
+        on and appended after (its version is the append's expected one): a cache that predates a trade of places can
+        never lend a player the seat they left. A lost race is re-decided on the fresh state unless the client pinned
+        ``expected_version`` (then it is theirs to see: 409). ``actor_key`` scopes the command id: the caller's token,
+        not their seat, so a resend after the seat changed still finds its first answer."""
         key = f"{actor_key}:{command_id}" if command_id else ""
         # the body's digest tells a repeated command id's first command from another one: only needed with an id
         digest = command_digest(canonical(msgspec.structs.replace(command, command_id=None))) if key else ""
@@ -235,14 +242,14 @@ class Games:
                         return repeat
                     raise ApiError(409, "version_conflict", f"The game is at version {game.version}, not {expected_version}", version=game.version)
             try:
-                return await self._append(game, command, seat, command_id, key, digest=digest)
-            except RuleViolation:
+                return await self._append(game, command, seat_of(game), command_id, key, digest=digest)
+            except (RuleViolation, Unseated):
                 repeat = await self._repeat(game_id, key, digest)
                 if repeat is not None:
                     return repeat
                 before = game.version
                 game = await self.fresh(game_id)
-                if game.version == before:
+                if game.version == before:  # refused on the latest state: the refusal stands
                     raise
             except _Conflict:
                 if expected_version is not None:
@@ -336,14 +343,26 @@ class Games:
                 if not watchers:
                     del self._watchers[game_id]
 
-    async def events(self, game_id: str, after: int, limit: int, reveal: bool) -> tuple[Game, list[Envelope]]:
+    async def events(self, game_id: str, after: int, limit: int, reveal: Callable[[Game], bool]) -> tuple[int, str, list[Envelope]]:
+        """The events after ``after`` (at most ``limit``), up to the version the game is at now, with that version and
+        its head: one state answers it all, and ``reveal`` (may the caller see every secret?) is asked of it too."""
         game = await self.fresh(game_id)
-        envelopes = await self.store.read(game_id, after=after, count=limit)
-        return game, envelopes if reveal else [redacted(e) for e in envelopes]
+        version, head, shown = game.version, game.head, reveal(game)
+        count = min(limit, version - after)
+        envelopes = await self.store.read(game_id, after=after, count=count) if count > 0 else []
+        return version, head, envelopes if shown else [redacted(e) for e in envelopes]
 
 
 class _Conflict(Exception):
     pass
+
+
+class Unseated(ApiError):
+    """A ``SeatOf`` finds no seat for the caller in the state at hand: 403, once the latest state says so too (a
+    cache may predate their joining)."""
+
+    def __init__(self) -> None:
+        super().__init__(403, "forbidden", "This token has no seat at this game")
 
 
 class _Repeat(Exception):

@@ -24,7 +24,7 @@ from service.rules.engine import GAMES, Game, audit_lines, export_header, seat_r
 from . import schemas as s
 from .auth import Caller, TokenRecord, caller, issue, new_id, require
 from .errors import ApiError, bad_body
-from .games import Games, now_ms
+from .games import Games, SeatOf, Unseated, now_ms
 from .kinds import KINDS, default_seats, other_kind
 from .openapi import doc
 
@@ -55,6 +55,24 @@ def _seat_of(game: Game, who: Caller) -> int | None:
     if who.player_id is None:
         return None
     return next((i for i, st in enumerate(game.state.seats) if st.player and st.player.player_id == who.player_id), None)
+
+
+def _seat_for(who: Caller) -> SeatOf:
+    """The caller's seat in whichever state a command is decided on; a caller without one there is ``Unseated``."""
+
+    def seat_of(game: Game) -> int:
+        seat = _seat_of(game, who)
+        if seat is None:
+            raise Unseated()
+        return seat
+
+    return seat_of
+
+
+def _actor_key(who: Caller) -> str:
+    """What scopes a caller's command ids: their token's player (a registered player, or the guest of one game), never
+    their seat, which a trade of places changes (API.md). The admin has no seat, so sends no commands."""
+    return f"player:{who.player_id}" if who.player_id else "admin"
 
 
 def _finished(game: Game) -> bool:
@@ -195,19 +213,12 @@ async def get_game(request: Request, game_id: str) -> HTTPResponse:
 async def command(request: Request, game_id: str) -> HTTPResponse:
     who = require(await _caller(request))
     games = _games(request)
-    game = await games.load(game_id)
-    cmd = _command(game, request.body or b"")
-    seat = _seat_of(game, who)
-    if seat is None:
-        game = await games.fresh(game_id)
-        seat = _seat_of(game, who)
-    if seat is None:
-        raise ApiError(403, "forbidden", "This token has no seat at this game")
+    cmd = _command(await games.load(game_id), request.body or b"")  # the kind never changes: any cached state says it
     executed = await games.execute(
         game_id,
         cmd,
-        seat,
-        actor_key=f"seat:{seat}",
+        _seat_for(who),
+        actor_key=_actor_key(who),
         command_id=cmd.command_id,
         expected_version=cmd.expected_version,
     )
@@ -242,10 +253,8 @@ async def events(request: Request, game_id: str) -> HTTPResponse:
     who = await _caller(request)
     after = _int_arg(request, "after", EVENTS_AFTER[2], *EVENTS_AFTER[:2])
     limit = _int_arg(request, "limit", EVENTS_LIMIT[2], *EVENTS_LIMIT[:2])
-    games = _games(request)
-    game = await games.fresh(game_id)
-    game, envelopes = await games.events(game_id, after, limit, _sees_all(game, who))
-    return _answer(s.EventsPage(game.version, game.head, envelopes))
+    version, head, envelopes = await _games(request).events(game_id, after, limit, lambda game: _sees_all(game, who))
+    return _answer(s.EventsPage(version, head, envelopes))
 
 
 @bp.get("/games/<game_id:str>/audit")
@@ -332,11 +341,14 @@ async def export(request: Request, game_id: str) -> ResponseStream:
     who = await _caller(request)
     game = await _games(request).fresh(game_id)
     seat = _arg(request, "as")
+    # who may read what is decided on this one state, and the header written from it, before the store is read
+    # (the cached game may move on meanwhile): the log is read up to its version, never past it
+    version, finished = game.version, _finished(game)
     if seat is None:
         if not _sees_all(game, who):
             raise ApiError(403, "forbidden", "The full log is published when the game is over (or to the admin)")
-        envelopes = await request.app.ctx.store.read(game_id, count=game.version)
         header = export_header(game, with_seed=True)
+        envelopes = await request.app.ctx.store.read(game_id, count=version)
     else:
         seats = len(game.state.seats)
         viewer = _int_arg(request, "as", 0, 0, seats - 1) if seats else -1
@@ -344,9 +356,9 @@ async def export(request: Request, game_id: str) -> ResponseStream:
             raise ApiError(400, "invalid_request", "?as must be a seat of this game, and it has none", name="as")
         if not (_sees_all(game, who) or _seat_of(game, who) == viewer):
             raise ApiError(403, "forbidden", "A seat's record is its own (and the admin's) until the game is over")
+        header = export_header(game, with_seed=finished, viewer=f"seat {viewer}")
         # the seat's record is the same whoever asks: its own secrets kept, every other withheld
-        envelopes = seat_record(game.rules, await request.app.ctx.store.read(game_id, count=game.version), viewer)
-        header = export_header(game, with_seed=_finished(game), viewer=f"seat {viewer}")
+        envelopes = seat_record(game.rules, await request.app.ctx.store.read(game_id, count=version), viewer)
     header = msgspec.structs.replace(header, version=len(envelopes), head=envelopes[-1].hash if envelopes else header.head)
 
     async def write(response: Any) -> None:

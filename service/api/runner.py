@@ -96,8 +96,8 @@ class Runner:
             await self.games.execute(
                 game_id,
                 move.command,
-                move.seat,
-                actor_key=f"seat:{move.seat}" if move.seat is not None else "server",
+                lambda _: move.seat,  # decided on ``game`` (the expected version below): its seats are the ones it has
+                actor_key="server",
                 command_id=move.command_id,
                 expected_version=game.version,
             )

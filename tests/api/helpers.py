@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 
 import httpx
@@ -95,8 +96,6 @@ def assert_error(r: httpx.Response, status: int, code: str | None = None) -> dic
 
 def find_seed(wanted, seats: int = 2, **options) -> str:
     """The hex of the first test seed whose deal satisfies ``wanted(state)`` (seat 1 plays first)."""
-    import hashlib
-
     from service.events.base import Player
     from service.events.common import Create, TakeSeat
     from service.rules.engine import Game, rules_for
@@ -111,6 +110,44 @@ def find_seed(wanted, seats: int = 2, **options) -> str:
         if wanted(game.state):
             return seed.hex()
     raise AssertionError("no test seed deals what the test needs")
+
+
+def trade_places_seed() -> str:
+    """The hex of the first test seed of a two-seat game in which seat 1 (who plays first) discards its first card,
+    draws a Second Chance card and it is Trade Places (on seat 0, whose answer is then awaited): ``trade_places``."""
+    from service.events import free_parking as ev
+    from service.events.base import Player
+    from service.events.common import Create, TakeSeat
+    from service.rules.engine import Game, rules_for
+
+    config = rules_for("free-parking").CONFIG(seats=2)
+    for i in range(10_000):
+        seed = hashlib.sha256(b"free-parking-api-test-%d" % i).digest()
+        game = Game.new("free-parking", "g_seed_search", config, seed)
+        game.play(Create(), None, 1)
+        for k in range(2):
+            game.play(TakeSeat(player=Player(name=f"p{k}", player_id=f"g_{k}")), None, 1)
+        game.play(ev.Discard(card=game.state.seats[1].hand[0]), 1, 1)
+        drawn = game.play(ev.DrawSecondChance(), 1, 1)
+        if any(e.type == "second_chance_drawn" and b'"trade_places"' in bytes(e.public) for e in drawn):
+            return seed.hex()
+    raise AssertionError("no test seed deals Trade Places at once")
+
+
+async def trade_places(api: httpx.AsyncClient, game_id: str, tokens: list[str], *, before_accept=None) -> dict:
+    """On a ``trade_places_seed`` game: seat 1 discards and draws Trade Places on seat 0, who accepts; the players
+    trade seats (the one who was at seat 1 is now at seat 0) and the player now at seat 1 plays next. Returns the
+    accepting command's answer; ``before_accept`` (an async callable) runs while the answer is awaited."""
+    v = await view(api, game_id, tokens[1])
+    for body in ({"type": "discard", "card": v["you"]["hand"][0]["id"]}, {"type": "draw_second_chance"}):
+        r = await api.post(f"/games/{game_id}/commands", json=body, headers=bearer(tokens[1]))
+        assert r.status_code == 200, r.text
+    if before_accept is not None:
+        await before_accept()
+    r = await api.post(f"/games/{game_id}/commands", json={"type": "accept"}, headers=bearer(tokens[0]))
+    assert r.status_code == 200, r.text
+    assert any(e["type"] == "places_traded" for e in r.json()["events"]), r.json()["events"]
+    return r.json()
 
 
 def holds(*prefixes: str, seat: int = 1):
@@ -178,7 +215,7 @@ async def drive(app, game_id: str, until=None, *, bots: str = "greedy", rnd_seed
         if game.rules.status_of(game.state) == "finished" or (until is not None and until(game)):
             return game
         seat, command = next_move(game.rules, game.state, players, rnd)
-        await games.execute(game_id, command, seat, actor_key=f"seat:{seat}", command_id=None, expected_version=game.version)
+        await games.execute(game_id, command, lambda _: seat, actor_key=f"seat:{seat}", command_id=None, expected_version=game.version)
     raise AssertionError(f"game {game_id} did not get there within {max_commands} commands")
 
 

@@ -110,7 +110,7 @@ async def test_expected_version_is_checked_against_the_store_not_a_workers_cache
     game_id, tokens = await seeded_game(api, 2, SEED)
     v = await view(api, game_id, tokens[1])
     other = Games(api.app.ctx.store)  # a second worker on the same store
-    moved = await other.execute(game_id, ev.FeedMeter(card=card_of(v, "M")), 1, actor_key="seat:1", command_id=None, expected_version=v["version"])
+    moved = await other.execute(game_id, ev.FeedMeter(card=card_of(v, "M")), lambda _: 1, actor_key="seat:1", command_id=None, expected_version=v["version"])
     now = moved.envelopes[-1].seq
     before = await log_of(api, game_id)
     error = assert_error(await post(api, game_id, tokens[1], {"type": "end_turn", "expected_version": v["version"]}), 409, "version_conflict")
@@ -128,7 +128,7 @@ async def test_a_command_without_expected_version_that_a_rule_refuses_on_a_stale
     game_id, tokens = await seeded_game(api, 2, SEED)
     v = await view(api, game_id, tokens[1])
     other = Games(api.app.ctx.store)
-    await other.execute(game_id, ev.FeedMeter(card=card_of(v, "M")), 1, actor_key="seat:1", command_id=None, expected_version=None)
+    await other.execute(game_id, ev.FeedMeter(card=card_of(v, "M")), lambda _: 1, actor_key="seat:1", command_id=None, expected_version=None)
     r = await post(api, game_id, tokens[1], {"type": "end_turn"})
     assert r.status_code == 200, r.text
     assert r.json()["events"][0]["seq"] == v["version"] + 2
@@ -179,7 +179,7 @@ async def test_a_command_without_expected_version_that_loses_a_race_is_decided_a
     stale = game.version
     other = Games(api.app.ctx.store)
     discard = ev.Discard(card=s.seats[s.turn_seat].hand[0])
-    await other.execute(game_id, discard, s.turn_seat, actor_key=f"seat:{s.turn_seat}", command_id=None, expected_version=stale)
+    await other.execute(game_id, discard, lambda _: s.turn_seat, actor_key=f"seat:{s.turn_seat}", command_id=None, expected_version=stale)
     body = {"type": "officer_jones", "card": jones.card, "target": jones.target}
     assert api.app.ctx.games.cache[game_id].version == stale  # this worker's cache is behind: the race is real
     outcomes = spy_on_appends(api.app.ctx.store)

@@ -58,6 +58,8 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
             fsync=settings.fsync,
             durability=settings.durability,
             cluster=settings.cluster,
+            connections=settings.store_connections,
+            wait_ms=settings.store_wait_ms,
         )
         log.info("store: %s (%s); durability: %s", store.name, settings.redis_url or settings.data_dir, durability.guarantee)
         app.ctx.store = store

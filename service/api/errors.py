@@ -9,7 +9,7 @@ import msgspec
 from sanic import HTTPResponse, Request, Sanic
 from sanic import exceptions as sx
 
-from service.events.store import NotDurable, StoreUnavailable
+from service.events.store import NotDurable, StoreBusy, StoreUnavailable
 from service.rules.errors import RuleViolation
 
 log = logging.getLogger("free_parking.api")
@@ -32,6 +32,7 @@ class ErrorResponse(msgspec.Struct):
 
 
 _encoder = msgspec.json.Encoder()
+BUSY_RETRY_AFTER = 1  # seconds: a busy pool frees up in milliseconds; a second spreads the retries out
 
 
 def error_response(status: int, code: str, message: str, detail: dict[str, Any] | None = None) -> HTTPResponse:
@@ -77,6 +78,14 @@ def install(app: Sanic) -> None:
     @app.exception(RuleViolation)
     async def _rule(request: Request, e: RuleViolation) -> HTTPResponse:
         return error_response(422, e.code, e.message, e.detail)
+
+    @app.exception(StoreBusy)
+    async def _busy(request: Request, e: StoreBusy) -> HTTPResponse:
+        log.warning("store busy: %s", e)
+        response = error_response(503, "store_busy", "The service is busy: every connection to the event store is in use. "
+                                  "Nothing was written; retry in a second.", {"retry_after": BUSY_RETRY_AFTER})
+        response.headers["retry-after"] = str(BUSY_RETRY_AFTER)
+        return response
 
     @app.exception(StoreUnavailable)
     async def _store(request: Request, e: StoreUnavailable) -> HTTPResponse:

@@ -297,6 +297,7 @@ class Games:
         result = await self.store.append(
             AppendRequest(
                 game_id=game.game_id,
+                kind=game.rules.KIND,
                 expected_version=game.version,
                 entries=[encode_entry(e) for e in envelopes],
                 head=envelopes[-1].hash,

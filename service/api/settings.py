@@ -8,6 +8,7 @@ from typing import Literal
 
 import msgspec
 
+from service.events.pool import CONNECTIONS, WAIT_MS
 from service.events.stores import ClusterMode
 
 ENV_PREFIX = "FREE_PARKING_"
@@ -32,6 +33,8 @@ class Settings(msgspec.Struct, kw_only=True):
     runner_interval_ms: int = 1000
     bot_delay_ms: int = 0
     cache_size: int = 20_000
+    store_connections: int = CONNECTIONS  # per worker; more concurrent requests wait for one (service/events/pool.py)
+    store_wait_ms: int = WAIT_MS  # how long a request waits for a store connection before 503 store_busy
 
     @property
     def store_name(self) -> str:

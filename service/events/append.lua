@@ -1,6 +1,7 @@
 -- Append one command's events to a game, atomically, validating everything before the first write
 -- (Redis does not roll back a script that fails midway).
--- KEYS: stream, meta, commands, partition log, index waiting, index playing, index finished, due
+-- KEYS: stream, meta, commands, partition log, index waiting, index playing, index finished, due,
+--       and for a game of a known kind that kind's index waiting, playing, finished
 -- ARGV: expected_version, command_key, command_digest, game_id, status, created_at, due_at,
 --       n_meta, [field, value]*n_meta, n_events, [entry]*n_events, head
 local unpack = unpack or table.unpack
@@ -58,6 +59,12 @@ for i = 5, 7 do
   redis.call('ZREM', KEYS[i], game_id)
 end
 redis.call('ZADD', KEYS[index[status]], created_at, game_id)
+if #KEYS == 11 then
+  for i = 9, 11 do
+    redis.call('ZREM', KEYS[i], game_id)
+  end
+  redis.call('ZADD', KEYS[index[status] + 4], created_at, game_id)
+end
 if due_at ~= '' then
   redis.call('ZADD', KEYS[8], due_at, game_id)
 else

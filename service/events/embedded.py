@@ -9,6 +9,7 @@ as ``(op, args)`` records and replayed through the same code at start.
 from __future__ import annotations
 
 import asyncio
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import msgspec
 from .envelope import Envelope
 from .journal import Journal, JournalCorrupt
 from .keys import STATUSES
+from .pool import CONNECTIONS, WAIT_MS, WaitingPool
 from .store import Appended, AppendRequest, Projected, ProjectionCorrupt, Store, StoreUnavailable, append_args
 
 _record = msgspec.msgpack.Encoder()
@@ -35,8 +37,13 @@ _decode_request = msgspec.msgpack.Decoder(AppendRequest)
 class EmbeddedStore(Store):
     name = "embedded"
 
-    def __init__(self, data_dir: Path | None, namespace: str = "fp", *, fsync: bool = False) -> None:
-        super().__init__(fakeredis.FakeAsyncRedis(decode_responses=False), namespace)
+    def __init__(
+        self, data_dir: Path | None, namespace: str = "fp", *, fsync: bool = False, connections: int = CONNECTIONS,
+        wait_ms: int = WAIT_MS,
+    ) -> None:  # fmt: skip
+        pool = functools.partial(WaitingPool, timeout=wait_ms / 1000)  # requests wait for a connection (pool.py)
+        client = fakeredis.FakeAsyncRedis(decode_responses=False, connection_pool_class=pool, max_connections=connections)
+        super().__init__(client, namespace)
         self._lock = asyncio.Lock()
         self._journal_path = data_dir / "journal.bin" if data_dir else None
         self._journal: Journal | None = None
@@ -50,9 +57,10 @@ class EmbeddedStore(Store):
     async def open(self) -> EmbeddedStore:
         """Replay the journal into a fresh in-memory server, then start journalling."""
         if self._journal_path is not None:
+            kinds: dict[str, str] = {}
             for n, payload in enumerate(Journal.records(self._journal_path)):
                 op = _decode_op.decode(payload)
-                args = [_decode_request.decode(op.args[0])] if op.op == "append" else op.args
+                args = [_with_kind(_decode_request.decode(op.args[0]), kinds)] if op.op == "append" else op.args
                 result = await getattr(self, f"_op_{op.op}")(*args)
                 if not _changed(result):  # only writes that took were journalled: each must take again
                     raise JournalCorrupt(f"{self._journal_path}: record {n} ({op.op}) did not apply again: {result!r}")
@@ -83,7 +91,8 @@ class EmbeddedStore(Store):
     async def _op_append(self, req: AppendRequest) -> Appended:
         """The append script's contract, step for step (``append.lua``)."""
         keys, _ = append_args(self.keys, req)
-        stream, meta, commands, log, *indexes, due = keys
+        stream, meta, commands, log, *indexes, due = keys[:8]
+        by_kind = keys[8:]
         r = self.r
         if req.command_key:
             record = await r.hget(commands, req.command_key)
@@ -103,9 +112,10 @@ class EmbeddedStore(Store):
             pipe.hset(commands, req.command_key, f"{req.command_digest}:{version + 1}:{last}")
         pipe.xadd(log, {"game": req.game_id, "from": version + 1, "to": last})
         if self._status.get(req.game_id) != req.status:
-            for index in indexes:
-                pipe.zrem(index, req.game_id)
-            pipe.zadd(indexes[STATUSES.index(req.status)], {req.game_id: req.created_at})
+            for group in (indexes, by_kind) if by_kind else (indexes,):
+                for index in group:
+                    pipe.zrem(index, req.game_id)
+                pipe.zadd(group[STATUSES.index(req.status)], {req.game_id: req.created_at})
         if req.due_at is not None:
             pipe.zadd(due, {req.game_id: req.due_at})
         else:
@@ -188,6 +198,13 @@ class EmbeddedStore(Store):
         pipe.hincrby(key, "seq", 1)
         await pipe.execute()
         return Projected(True, version)
+
+
+def _with_kind(req: AppendRequest, kinds: dict[str, str]) -> AppendRequest:
+    """A journalled append as it is appended now: one written before appends named their game's kind takes it from
+    the game's first append (its meta has it), so the indexes of games by kind hold the games of old journals too."""
+    kind = kinds.setdefault(req.game_id, req.kind or req.meta.get("kind", ""))
+    return req if req.kind or not kind else msgspec.structs.replace(req, kind=kind)
 
 
 def _changed(result: Any) -> bool:

@@ -50,14 +50,15 @@ class Keys:
     def log(self, p: int) -> str:
         return f"{self.ns}:log:{self.tag(p)}"
 
-    def index(self, p: int, status: str) -> str:
-        return f"{self.ns}:games:{self.tag(p)}:{status}"
+    def index(self, p: int, status: str, kind: str = "") -> str:
+        """A partition's games of one status (of one kind, given ``kind``), scored by creation time: the lobby's pages."""
+        return f"{self.ns}:games:{self.tag(p)}:{kind}:{status}" if kind else f"{self.ns}:games:{self.tag(p)}:{status}"
 
     def due(self, p: int) -> str:
         return f"{self.ns}:due:{self.tag(p)}"
 
-    def game_keys(self, game_id: str) -> list[str]:
-        """The keys of the append script, in its order."""
+    def game_keys(self, game_id: str, kind: str = "") -> list[str]:
+        """The keys of the append script, in its order; with ``kind``, the indexes of that kind's games by status too."""
         p = partition(game_id)
         return [
             self.stream(game_id),
@@ -66,6 +67,7 @@ class Keys:
             self.log(p),
             *(self.index(p, s) for s in STATUSES),
             self.due(p),
+            *(self.index(p, s, kind) for s in (STATUSES if kind else ())),
         ]
 
     def token(self, digest: str) -> str:

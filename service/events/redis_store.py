@@ -17,6 +17,8 @@ import redis.asyncio as aioredis
 from redis import exceptions as rex
 from redis.asyncio.cluster import RedisCluster
 
+from .keys import PARTITIONS, STATUSES
+from .pool import CONNECTIONS, WAIT_MS, WaitingPool
 from .resp import fast_packing
 from .store import (
     UNAVAILABLE,
@@ -111,12 +113,19 @@ class RedisStore(Store):
         self.waitaof = waitaof
 
     @classmethod
-    def from_url(cls, url: str, namespace: str = "fp", *, cluster: bool = False, **kw: Any) -> RedisStore:
-        """A store on the Redis at ``url``; with ``cluster``, on the Redis Cluster that node belongs to."""
+    def from_url(
+        cls, url: str, namespace: str = "fp", *, cluster: bool = False, connections: int = CONNECTIONS, wait_ms: int = WAIT_MS,
+        **kw: Any,
+    ) -> RedisStore:  # fmt: skip
+        """A store on the Redis at ``url``; with ``cluster``, on the Redis Cluster that node belongs to. A single server
+        is reached through ``connections`` pooled connections, for which a request waits up to ``wait_ms`` (``pool.py``);
+        redis-py's cluster client keeps its own pool per node, unbounded (it has no waiting pool)."""
         if cluster:
             client: Any = RedisCluster.from_url(url, decode_responses=False, health_check_interval=10)
         else:
-            client = fast_packing(aioredis.from_url(url, decode_responses=False, health_check_interval=10, **_NO_MAINTENANCE))
+            pool = WaitingPool.from_url(url, decode_responses=False, health_check_interval=10, max_connections=connections,
+                                        timeout=wait_ms / 1000, **_NO_MAINTENANCE)  # fmt: skip
+            client = fast_packing(aioredis.Redis.from_pool(pool))
         return cls(client, namespace, **kw)
 
     @classmethod
@@ -125,6 +134,32 @@ class RedisStore(Store):
         if cluster is None:
             cluster = await is_cluster_node(url)
         return cls.from_url(url, namespace, cluster=cluster, **kw)
+
+    async def index_kinds(self) -> int:
+        """Put every game into its kind's indexes (``Keys.index(p, status, kind)``), once per namespace: games
+        appended before appends kept those indexes are in the status indexes only. Idempotent (a marker key says it
+        was done; a second worker doing it at once adds the same entries); answers how many games it indexed."""
+        marker = f"{self.keys.ns}:migrated:kind-index"
+        if await self._read(self.r.exists(marker)):
+            return 0
+        done = 0
+        for p in range(PARTITIONS):
+            for status in STATUSES:
+                rows = await self._read(self.r.zrange(self.keys.index(p, status), 0, -1, withscores=True))
+                if not rows:
+                    continue
+                pipe = self.r.pipeline(transaction=False)
+                for game_id, _ in rows:
+                    pipe.hget(self.keys.meta(game_id.decode()), "kind")
+                kinds = await self._read(pipe.execute())
+                pipe = self.r.pipeline(transaction=False)
+                for (game_id, created), kind in zip(rows, kinds, strict=True):
+                    if kind:
+                        pipe.zadd(self.keys.index(p, status, kind.decode()), {game_id: created})
+                        done += 1
+                await self._read(pipe.execute())
+        await self._read(self.r.set(marker, "1"))
+        return done
 
     async def _op_project_game(
         self, game_id: str, expected: int, applied: int, model: bytes, lines: list[str]

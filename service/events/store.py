@@ -40,6 +40,11 @@ class StoreUnavailable(Exception):
     """The store cannot be reached; nothing was written (or the write's outcome is unknown and was not acknowledged)."""
 
 
+class StoreBusy(StoreUnavailable):
+    """Every connection to the store stayed in use for the pool's whole wait: nothing was written; retry shortly.
+    A kind of unavailability (whoever handles that handles this), which the API answers in words of its own."""
+
+
 class NotDurable(Exception):
     """The server could lose an acknowledged event under the durability the service was asked for."""
 
@@ -53,6 +58,7 @@ class AppendRequest(msgspec.Struct, frozen=True, kw_only=True):
     game_id: str
     expected_version: int
     entries: list[bytes]
+    kind: str = ""  # the game's kind: the append keeps that kind's index of games by status too
     head: str
     status: str
     created_at: int
@@ -122,7 +128,7 @@ def append_args(keys: Keys, req: AppendRequest) -> tuple[list[str], list[Any]]:
     argv.append(len(req.entries))
     argv += req.entries
     argv.append(req.head)
-    return keys.game_keys(req.game_id), argv
+    return keys.game_keys(req.game_id, req.kind), argv
 
 
 class Store:
@@ -310,16 +316,27 @@ class Store:
         raw = await self._read(self.r.hgetall(self.keys.player(player_id)))
         return {k.decode(): v.decode() for k, v in raw.items()} if raw else None
 
-    async def list_games(self, status: str | None, limit: int) -> list[str]:
-        """Game ids, newest first, of one status or all."""
+    async def list_games(self, status: str | None, limit: int, kind: str = "") -> list[str]:
+        """Game ids, newest first, of one status or all (of one kind, given ``kind``): the first ``limit`` of each
+        partition's index, in one round trip, so a page costs what its ``limit`` says."""
         statuses = [status] if status else list(STATUSES)
-        rows: list[tuple[float, str]] = []
+        pipe = self.r.pipeline(transaction=False)
         for p in range(PARTITIONS):
             for s in statuses:
-                got = await self._read(self.r.zrevrange(self.keys.index(p, s), 0, limit - 1, withscores=True))
-                rows += [(score, gid.decode()) for gid, score in got]
+                pipe.zrevrange(self.keys.index(p, s, kind), 0, limit - 1, withscores=True)
+        rows = [(score, gid.decode()) for got in await self._read(pipe.execute()) for gid, score in got]
         rows.sort(reverse=True)
         return [gid for _, gid in rows[:limit]]
+
+    async def metas(self, game_ids: list[str]) -> list[dict[str, str] | None]:
+        """``meta`` of each game, in one round trip."""
+        if not game_ids:
+            return []
+        pipe = self.r.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hgetall(self.keys.meta(game_id))
+        replies = await self._read(pipe.execute())
+        return [{k.decode(): v.decode() for k, v in raw.items()} if raw else None for raw in replies]
 
     async def due_games(self, now: int, limit: int = 100) -> list[tuple[str, int]]:
         """Games whose server action (a deadline, a bot's move) is due at ``now``: ``(game_id, due_at)``."""

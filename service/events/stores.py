@@ -14,6 +14,7 @@ from typing import Literal
 
 from .durability import Durability, check_durability, embedded_durability
 from .embedded import EmbeddedStore
+from .pool import CONNECTIONS, WAIT_MS
 from .redis_store import RedisStore
 from .store import Store
 
@@ -44,18 +45,23 @@ async def open_store_checked(
     fsync: bool = False,
     durability: str = "none",
     cluster: str = "auto",
+    connections: int = CONNECTIONS,
+    wait_ms: int = WAIT_MS,
 ) -> tuple[Store, Durability]:
     """The store, and what it guarantees; raises ``NotDurable`` when ``durability="durable"`` cannot be had."""
     if redis_url:
         if cluster not in CLUSTER_MODES:
             raise ValueError(f"cluster must be one of {', '.join(CLUSTER_MODES)}, not {cluster!r}")
-        store = await RedisStore.connect(redis_url, namespace=namespace, cluster=CLUSTER_MODES[cluster])
+        store = await RedisStore.connect(redis_url, namespace=namespace, cluster=CLUSTER_MODES[cluster], connections=connections,
+                                         wait_ms=wait_ms)  # fmt: skip
         try:
             found = await check_durability(store.r, durability)
         except BaseException:
             await store.close()
             raise
         store.waitaof = found.waitaof
+        await store.index_kinds()
         return store, found
     found = embedded_durability(durability, fsync)
-    return await EmbeddedStore(data_dir, namespace=namespace, fsync=fsync).open(), found
+    store = EmbeddedStore(data_dir, namespace=namespace, fsync=fsync, connections=connections, wait_ms=wait_ms)
+    return await store.open(), found

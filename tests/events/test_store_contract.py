@@ -99,9 +99,11 @@ def request(
     meta: dict[str, str] | None = None,
     created_at: int = CREATED_AT,
     status: str | None = None,
+    kind: str = "",
 ) -> AppendRequest:
     return AppendRequest(
         game_id=game_id,
+        kind=kind,
         expected_version=batch.first - 1 if expected is None else expected,
         entries=batch.entries,
         head=batch.head,
@@ -454,6 +456,51 @@ async def test_list_games_by_status_newest_first(store):
     assert await store.list_games(None, 5) == [g for g, _ in newest[:5]]
 
 
+async def test_list_games_of_one_kind_reads_that_kinds_index(store):
+    """Each kind has its own index per status: a page of one kind lists its newest, however many games of other
+    kinds are newer, and moves with the game's status like the status indexes do."""
+    b = batches(TEMPLATE)
+    for i in range(30):
+        gid, kind = f"g-kind-{i}", ("solitaire" if i % 3 else "free-parking")
+        await store.append(request(gid, b[0], created_at=CREATED_AT + i, kind=kind, meta={"kind": kind}))
+        await store.append(request(gid, b[1], created_at=CREATED_AT + i, kind=kind, status="playing" if i % 2 else None))
+    newest = [f"g-kind-{i}" for i in reversed(range(30))]
+    cards = [g for g in newest if int(g.rsplit("-", 1)[1]) % 3 == 0]
+    assert await store.list_games(None, 3, "free-parking") == cards[:3]
+    assert await store.list_games("playing", 100, "free-parking") == [g for g in cards if int(g.rsplit("-", 1)[1]) % 2]
+    assert await store.list_games(None, 100, "monopoly") == []
+    assert [m["kind"] for m in await store.metas(cards)] == ["free-parking"] * len(cards)
+    assert await store.metas(["g-kind-none"]) == [None]
+
+
+@pytest.mark.parametrize("store", ["redis", "cluster"], indirect=True)  # the embedded store's way: the test below
+async def test_games_appended_before_the_kind_indexes_are_indexed_once(store):
+    """A deployment's games from before appends named their kind are put into their kind's indexes, once."""
+    b = batches(TEMPLATE)
+    await store.append(request("g-old-kind", b[0], meta={"kind": "free-parking"}))
+    await store.append(request("g-old-kind", b[1]))
+    assert await store.list_games(None, 100, "free-parking") == []
+    assert await store.index_kinds() == 1
+    assert await store.list_games(None, 100, "free-parking") == ["g-old-kind"]
+    assert await store.index_kinds() == 0  # done once per namespace
+
+
+async def test_an_embedded_journal_from_before_the_kind_indexes_replays_into_them(tmp_path):
+    """A journal whose appends predate their ``kind`` field: replayed, each game lands in its kind's indexes (the
+    kind its first append's meta recorded), as a game appended now does."""
+    from service.events.embedded import EmbeddedStore
+
+    b = batches(TEMPLATE)
+    store = await EmbeddedStore(tmp_path / "data").open()
+    await store.append(request("g-journal-kind", b[0], meta={"kind": "free-parking"}))
+    await store.append(request("g-journal-kind", b[1], status="playing"))
+    assert await store.list_games(None, 100, "free-parking") == []
+    await store.close()
+    again = await EmbeddedStore(tmp_path / "data").open()
+    assert await again.list_games("playing", 100, "free-parking") == ["g-journal-kind"]
+    await again.close()
+
+
 # --- tokens and players -------------------------------------------------------------------------
 
 
@@ -587,7 +634,8 @@ def scenario() -> list[tuple[str, Any]]:
                         key=f"seat:{j % 4}:c{j}" if j % 2 else "",
                         digest=command_digest(b"%d" % j),
                         due_at=CREATED_AT + 1000 * j if j % 3 else None,
-                        meta={"kind": "free-parking", "n": str(j)} if j < 2 else {},
+                        meta=({"kind": "free-parking"} if i % 2 else {}) | {"n": str(j)} if j < 2 else {},
+                        kind="free-parking" if i % 2 else "",  # half the games in their kind's indexes too
                         created_at=CREATED_AT + i,
                         status="finished" if i % 3 == 2 and j == n - 1 else None,
                     ),
@@ -694,6 +742,9 @@ def test_every_key_of_the_append_script_is_in_one_slot(ns):
     for gid in GAME_IDS:
         names = keys.game_keys(gid)
         assert len(names) == 8 and len(set(names)) == 8
+        with_kind = keys.game_keys(gid, "free-parking")
+        assert with_kind[:8] == names and len(set(with_kind)) == 11
+        names = with_kind
         slots = {slot(k) for k in names} | {key_slot(k.encode()) for k in names}
         assert len(slots) == 1, (gid, names)
         # the clear-due script's keys, and a game's own read models, share that slot too

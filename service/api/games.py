@@ -9,11 +9,10 @@ never refolded from scratch per command.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -29,6 +28,7 @@ from service.rules.errors import RuleViolation
 from .errors import ApiError, not_found
 from .kinds import KINDS
 from .schedule import due_at
+from .watch import Watches
 
 RETRIES = 4
 
@@ -59,7 +59,7 @@ class Games:
         self._tails: list[tuple[str, int, asyncio.Future[list[Envelope]]]] = []  # reads waiting to go out together
         self._reader: asyncio.Task[None] | None = None  # held: the loop keeps only a weak reference to a task
         self.on_due: Callable[[str, int], None] | None = None  # the runner's schedule, when one runs here
-        self._watchers: dict[str, set[asyncio.Event]] = {}  # event streams of this worker, woken by its appends
+        self.watches = Watches(self)  # the event streams' one reader per game (watch.py), woken by this worker's appends
 
     # --- loading ------------------------------------------------------------------------------
 
@@ -316,8 +316,7 @@ class Games:
                 self.cache.pop(game.game_id, None)
             if due is not None and self.on_due is not None:
                 self.on_due(game.game_id, due)
-            for woken in self._watchers.get(game.game_id, ()):
-                woken.set()
+            self.watches.wake(game.game_id)
             return Executed(envelopes, game)
         if result.outcome == "conflict":
             if result.version < game.version:  # the store is behind the cache: it lost events the cache holds
@@ -328,21 +327,6 @@ class Games:
         raise ApiError(409, "command_id_reused", "This command_id was used before with a different command")
 
     # --- reads --------------------------------------------------------------------------------
-
-    @contextlib.contextmanager
-    def watch(self, game_id: str) -> Iterator[asyncio.Event]:
-        """An event set whenever this worker appends to ``game_id`` (others' appends are found by polling):
-        the SSE stream waits on it, so a command answered here reaches the stream's readers at once."""
-        woken = asyncio.Event()
-        self._watchers.setdefault(game_id, set()).add(woken)
-        try:
-            yield woken
-        finally:
-            watchers = self._watchers.get(game_id)
-            if watchers is not None:
-                watchers.discard(woken)
-                if not watchers:
-                    del self._watchers[game_id]
 
     async def events(self, game_id: str, after: int, limit: int, reveal: Callable[[Game], bool]) -> tuple[int, str, list[Envelope]]:
         """The events after ``after`` (at most ``limit``), up to the version the game is at now, with that version and

@@ -8,9 +8,9 @@ The stream is ``GET /games/{id}/events`` kept open: the same envelopes, redacted
     data: <the envelope's JSON, exactly as /events returns it>
 
 It starts after ``Last-Event-ID`` (the header a browser's ``EventSource`` sends when it reconnects), else after
-``?after=`` (default 0: from the first event), so a reconnect misses no event and repeats none. While nothing
-happens the worker looks again every ``POLL_SECONDS`` (the cache plus the stream's tail: the same batched read a
-view costs), and at once when this worker appends to the game itself (``Games.watch``); a comment line
+``?after=`` (default 0: from the first event), so a reconnect misses no event and repeats none. The worker's one
+watch of the game (``watch.py``) looks for new events every ``POLL_SECONDS`` and at once when this worker appends to
+the game itself, for every stream open on it; a waiting stream holds no store connection. A comment line
 (``: ping``) every ``PING_SECONDS`` keeps proxies and the server's response timeout from closing a quiet stream.
 Once the game is over and its last event sent, one ``event: end`` message (no ``id``; ``data: {"version": N}``)
 closes the stream; asking again past the end is ``204 No Content``, which tells an ``EventSource`` to stop
@@ -37,14 +37,12 @@ from .routes import (
     _games,
     _int_arg,
     _int_query,
-    _sees_all,
 )
 
 bp = Blueprint("live")
 log = logging.getLogger("free_parking")
 _json = msgspec.json.Encoder()
 
-POLL_SECONDS = 0.2
 PING_SECONDS = 15.0
 BATCH = 500  # events read (and sent) per round trip
 
@@ -107,27 +105,28 @@ async def stream(request: Request, game_id: str) -> HTTPResponse | None:
     )
     await response.send(b": events of %s after %d\n\n" % (game_id.encode(), after))  # the headers go out now
     last_sent = loop.time()
-    with games.watch(game_id) as woken:
+    with games.watches.follow(game_id) as watch:
         while True:
-            woken.clear()  # before the read: an append after it wakes the wait below
-            try:
-                game = await games.fresh(game_id)
-                reveal = _sees_all(game, who)
-                batch = await store.read(game_id, after=after, count=BATCH) if game.version > after else []
-            except Exception:  # the store went away mid-stream: end it; the client resumes from its Last-Event-ID
-                log.warning("event stream of %s ended early", game_id, exc_info=True)
-                break
+            batch = watch.since(after)
+            if batch is None:  # behind what the watch holds: a page from the store (a connection only meanwhile)
+                try:
+                    batch = await store.read(game_id, after=after, count=min(BATCH, watch.version - after))
+                except Exception:  # the store went away mid-stream: end it; the client resumes from its Last-Event-ID
+                    log.warning("event stream of %s ended early", game_id, exc_info=True)
+                    break
+                if not batch:  # the store no longer has what the watch read (Redis lost writes): start again
+                    break
             if batch:
+                reveal = who.admin or watch.finished  # as GET /events: everything once the game is over
                 await response.send(b"".join(_message(env if reveal else redacted(env)) for env in batch))
                 after, last_sent = batch[-1].seq, loop.time()
                 continue
-            if _finished(game):
-                await response.send(b"event: end\ndata: %s\n\n" % _json.encode({"version": game.version}))
+            if watch.failed is not None:
                 break
-            try:
-                await asyncio.wait_for(woken.wait(), POLL_SECONDS)
-            except TimeoutError:
-                pass
+            if watch.finished and after >= watch.version:
+                await response.send(b"event: end\ndata: %s\n\n" % _json.encode({"version": watch.version}))
+                break
+            await watch.changed(after, max(0.0, ping_every - (loop.time() - last_sent)))
             if loop.time() - last_sent >= ping_every:
                 await response.send(b": ping\n\n")
                 last_sent = loop.time()

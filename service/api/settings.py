@@ -35,6 +35,7 @@ class Settings(msgspec.Struct, kw_only=True):
     cache_size: int = 20_000
     store_connections: int = CONNECTIONS  # per worker; more concurrent requests wait for one (service/events/pool.py)
     store_wait_ms: int = WAIT_MS  # how long a request waits for a store connection before 503 store_busy
+    backlog: int = 1024  # connections the kernel holds for the workers to accept (Sanic's 100 drops a burst's SYNs)
 
     @property
     def store_name(self) -> str:

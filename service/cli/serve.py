@@ -76,6 +76,7 @@ def main(args: argparse.Namespace) -> int:
     os.environ.update(settings.to_env())  # workers build their app from the environment
     loader = AppLoader(factory=partial(create_app, settings))
     app = loader.load()
-    app.prepare(host=settings.host, port=settings.port, workers=settings.workers, access_log=False, motd=False)
+    app.prepare(host=settings.host, port=settings.port, workers=settings.workers, access_log=False, motd=False,
+                backlog=settings.backlog)  # fmt: skip
     Sanic.serve(primary=app, app_loader=loader)
     return 0

@@ -1,0 +1,129 @@
+"""One reader of a game's new events per worker, fanned out to every event stream open on it (``live.py``).
+
+Five hundred streams on one game used to poll the store five hundred times a tick, each holding a connection
+while it did: past the pool's size streams were cut off. Now the first stream of a game starts its ``GameWatch``,
+which alone looks for new events (the cache plus the stream's tail, every ``POLL_SECONDS``, and at once when this
+worker appends to the game) and keeps the newest ``BUFFER`` of them; every stream sends from that buffer and waits
+on the watch, holding nothing of the store's. A stream behind the buffer (a resume from long ago) catches up
+from the store in pages, then follows the buffer. The last stream to close stops the watch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from service.events.envelope import Envelope
+
+if TYPE_CHECKING:
+    from .games import Games
+
+log = logging.getLogger("free_parking")
+
+POLL_SECONDS = 0.2
+BUFFER = 500  # events kept per watched game: a stream further behind reads the store
+
+
+class GameWatch:
+    """The events of one game as this worker learns of them, for the streams that follow it."""
+
+    def __init__(self, games: Games, game_id: str) -> None:
+        self.games, self.game_id = games, game_id
+        self.version = -1  # the last event read (-1: not looked yet)
+        self.finished = False  # whether the game is over at ``version``
+        self.failed: BaseException | None = None  # why the watch stopped early (the store went away)
+        self.recent: deque[Envelope] = deque(maxlen=BUFFER)
+        self.streams = 0
+        self._changed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._woken = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def wake(self) -> None:
+        """This worker appended to the game: look now, not at the next poll."""
+        self._woken.set()
+
+    def since(self, after: int) -> list[Envelope] | None:
+        """The events after ``after`` that the watch holds (``[]``: none yet), or ``None`` if ``after`` is older than
+        the buffer: that stream reads the store first."""
+        if after >= self.version:
+            return []
+        if not self.recent or after < self.recent[0].seq - 1:
+            return None
+        return list(self.recent)[after - self.recent[0].seq + 1 :]
+
+    async def changed(self, after: int, timeout: float) -> None:
+        """Until there is news for a stream that has sent up to ``after`` (an event, the end, a failure), or
+        ``timeout`` seconds pass. Every stream waits on the same future: one wake-up reaches them all."""
+        if self.version > after or self.finished or self.failed is not None:
+            return
+        await asyncio.wait([self._changed], timeout=timeout)
+
+    def _notify(self) -> None:
+        changed, self._changed = self._changed, asyncio.get_running_loop().create_future()
+        changed.set_result(None)
+
+    def _start(self) -> None:
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        while self.streams and not self.finished:
+            self._woken.clear()  # before the read: an append after it wakes the wait below
+            try:
+                await self._look()
+            except Exception as e:  # the store went away: every stream ends; clients resume from Last-Event-ID
+                log.warning("event streams of %s ended early: %s", self.game_id, e)
+                self.failed = e
+                self._notify()
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._woken.wait(), POLL_SECONDS)
+
+    async def _look(self) -> None:
+        game = await self.games.fresh(self.game_id)
+        version, finished = game.version, game.rules.status_of(game.state) == "finished"  # one state, before any await
+        if self.version < 0:
+            self.version = version
+        elif version > self.version:
+            new = await self.games.store.read(self.game_id, after=self.version, count=version - self.version)
+            if not new:
+                return
+            self.recent.extend(new)
+            self.version = new[-1].seq
+        else:
+            return
+        self.finished = finished and self.version >= version
+        self._notify()
+
+
+class Watches:
+    """A worker's watches, one per game that has streams open."""
+
+    def __init__(self, games: Games) -> None:
+        self.games = games
+        self._by_game: dict[str, GameWatch] = {}
+
+    def wake(self, game_id: str) -> None:
+        watch = self._by_game.get(game_id)
+        if watch is not None:
+            watch.wake()
+
+    @contextlib.contextmanager
+    def follow(self, game_id: str) -> Iterator[GameWatch]:
+        """The game's watch, started for this stream if it is the first; stopped when the last one leaves."""
+        watch = self._by_game.get(game_id)
+        if watch is None or watch.failed is not None:  # a failed watch stays failed for the streams it had
+            watch = self._by_game[game_id] = GameWatch(self.games, game_id)
+        watch.streams += 1
+        watch._start()
+        try:
+            yield watch
+        finally:
+            watch.streams -= 1
+            if not watch.streams and self._by_game.get(game_id) is watch:
+                del self._by_game[game_id]
+                watch.wake()  # it sees no stream left and stops

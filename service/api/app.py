@@ -9,9 +9,7 @@ import logging
 import os
 import socket
 import tempfile
-
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 from sanic import Sanic
 from sanic_ext import Extend
@@ -19,7 +17,7 @@ from sanic_ext import Extend
 from service.events.stores import open_store_checked
 from service.projections import Projector
 
-from . import errors
+from . import errors, web
 from .games import Games
 from .live import bp as live_bp
 from .openapi import spec
@@ -44,7 +42,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
     app.blueprint(tournaments_bp)
     app.blueprint(live_bp)
     errors.install(app)
-    _serve_web(app)
+    web.install(app)
     app.ctx.openapi = spec()
     app.config.OAS_CUSTOM_FILE = _spec_file(app.ctx.openapi)
     Extend(app, config={"cors": False, "http_auto_head": False, "http_auto_options": False, "injection": False})
@@ -84,18 +82,6 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
         await app.ctx.store.close()
 
     return app
-
-
-WEB_DIR = Path(__file__).resolve().parent.parent / "web"
-
-
-def _serve_web(app: Sanic) -> None:
-    """The web page (``service/web/``, plain files, no build step): ``/`` is its ``index.html``, ``/web/...`` the
-    rest. Only those two prefixes: every API path keeps its own routes and its JSON 404s. The OpenAPI document is
-    built from the API's schemas (``openapi.spec``), not from the router, so these routes stay out of it (and out
-    of schemathesis)."""
-    app.static("/", WEB_DIR / "index.html", name="web_index", content_type="text/html; charset=utf-8")
-    app.static("/web", WEB_DIR, name="web_files")
 
 
 _SPEC_FILES: dict[str, str] = {}

@@ -52,6 +52,24 @@ COMPONENTS: list[Any] = []
 """Types a hand-written schema refers to (``REF``): published even when no route names them itself."""
 EXTRA: dict[str, dict[str, Any]] = {}
 """Keywords added to a type's own schema, by component name: what msgspec cannot derive from the type alone."""
+PUBLISHED: dict[str, dict[str, Any]] = {}
+"""Keywords published instead of a ``pattern`` the service decodes with, by that pattern: for a rule no JSON Schema
+pattern can state exactly (``published_as``)."""
+
+
+def published_as(decoded: str, **keywords: Any) -> str:
+    """Publish ``keywords`` (a simpler ``pattern``, a ``description``) wherever a schema has the pattern ``decoded``;
+    returns ``decoded``."""
+    PUBLISHED[decoded] = keywords
+    return decoded
+
+
+def _publish(node: Any) -> Any:
+    if isinstance(node, dict):
+        node = {k: _publish(v) for k, v in node.items()}
+        pattern = node.get("pattern")
+        return {**node, **PUBLISHED[pattern]} if isinstance(pattern, str) and pattern in PUBLISHED else node
+    return [_publish(v) for v in node] if isinstance(node, list) else node
 
 
 def component(*types: Any) -> None:
@@ -99,7 +117,7 @@ def spec(title: str = "Free Parking", version: str = "1") -> dict[str, Any]:
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "a seat's, a player's or the admin's token"}},
         },
     }
-    return msgspec.json.decode(msgspec.json.encode(document))  # plain JSON values: a default of () becomes []
+    return _publish(msgspec.json.decode(msgspec.json.encode(document)))  # plain JSON values: a default of () becomes []
 
 
 def _openapi_path(path: str) -> str:

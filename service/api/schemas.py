@@ -16,6 +16,7 @@ from service.rules.free_parking.standings import TableStanding
 
 from .errors import describe_pattern
 from .kinds import ALL_COMMANDS, BOT_NAMES, KINDS
+from .names import NAME_PATTERN
 from .openapi import REF, component, extend
 
 ClientCommand = Union[ALL_COMMANDS]  # noqa: UP007 - every kind's commands, each by its tag: one documented body
@@ -32,17 +33,8 @@ def _views() -> Any:
 
 GameView = _views()
 
-# No control character (C0, DEL, C1), line or paragraph separator (a name is shown inside one line of the audit
-# log; str.splitlines breaks at U+0085, U+2028, U+2029) or bidirectional embedding, override or isolate (it would
-# reorder the text after it) anywhere; and at least one character that is neither blank nor invisible (zero-width
-# spaces and joiners, the word joiner, a byte-order mark), so that every name can be seen. (``\S`` alone would let
-# one control character through: it is not whitespace.)
-_NOT_IN_NAMES = r"\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-_INVISIBLE = r"\s\u200b-\u200d\u2060\ufeff"
-NAME_PATTERN = describe_pattern(
-    rf"^[^{_NOT_IN_NAMES}]*[^{_INVISIBLE}{_NOT_IN_NAMES}][^{_NOT_IN_NAMES}]*$",
-    "a name with at least one visible character, and no control, line-break or text-direction character",
-)
+# A name: what docs/limits.md says, decoded at the edge like every other bound (service/api/names.py: the rule, and
+# the simpler pattern OpenAPI publishes in its place)
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=NAME_PATTERN)]
 describe_pattern(CommandId.__metadata__[0].pattern, "printable ASCII characters without spaces")
 SeedHex = Annotated[str, msgspec.Meta(pattern=describe_pattern("^[0-9a-fA-F]{64}$", "64 hexadecimal digits"))]

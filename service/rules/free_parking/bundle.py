@@ -165,7 +165,8 @@ CSV_COLUMNS = ("tournament_id", "table", "game_id", "player_id", "name", "round"
 
 
 def standings_csv(manifest: Manifest) -> str:
-    """The manifest's standings as RFC 4180 CSV, one row per player per round, for a spreadsheet to open."""
+    """The manifest's standings as RFC 4180 CSV, one row per player per round, for a spreadsheet to open: every text
+    cell safe to open there (``_text``), the numbers as numbers."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
@@ -180,4 +181,15 @@ def standings_csv(manifest: Manifest) -> str:
 
 def _row(tournament_id: str, table: int, game_id: str, player: PlayerStanding, r: RoundScore) -> list[object]:
     winner = "yes" if player.winner else "no"
-    return [tournament_id, table, game_id, player.player_id or "", player.name, r.round, r.seat, r.score, r.bonus, r.total, winner]
+    texts = [_text(t) for t in (tournament_id, game_id, player.player_id or "", player.name)]
+    return [texts[0], table, texts[1], texts[2], texts[3], r.round, r.seat, r.score, r.bonus, r.total, winner]
+
+
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _text(value: str) -> str:
+    """A text cell a spreadsheet will not run: one starting as a formula does (``=HYPERLINK(...)``, ``+``, ``-``,
+    ``@``, a tab or a carriage return) gets a leading ``'`` (OWASP, CSV injection). Names come from players, and
+    ``replays audit --csv`` writes whatever bundle it is given."""
+    return f"'{value}" if value.startswith(_FORMULA_STARTS) else value

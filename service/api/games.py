@@ -189,9 +189,16 @@ class Games:
         self._remember(game)
         return game
 
-    async def seat(self, game_id: str, player: Player, reserved: frozenset[str] = frozenset()) -> tuple[Game, int]:
+    async def seat(
+        self, game_id: str, player: Player, reserved: frozenset[str] = frozenset(), *, tournament: str | None = None
+    ) -> tuple[Game, int]:
         """Seat ``player`` in the next free seat; the game deals when the last is taken. Seats ``reserved`` for
-        registered players (a tournament's) are kept for them: others may take only the seats left over."""
+        registered players (a tournament's) are kept for them: others may take only the seats left over. At a table
+        of a ``tournament`` a registered player takes one seat in the whole tournament: the append claims it, and
+        refuses a player who holds one at another table (reserved there, or already seated)."""
+        claim = {}
+        if tournament is not None and player.player_id and not (player.guest or player.bot):
+            claim = {"claims": self.store.keys.tournament_seats(tournament), "claim": player.player_id}
         for _ in range(RETRIES):
             game = await self.fresh(game_id)
             seated = {st.player.player_id for st in game.state.seats if st.player}
@@ -205,9 +212,12 @@ class Games:
                                "join with that player's token", game_id=game_id)
             try:
                 taken = sum(st.player is not None for st in game.state.seats) + 1  # for GET /games
-                executed = await self._append(game, TakeSeat(player=player), None, None, "", meta={"taken": str(taken)})
+                executed = await self._append(game, TakeSeat(player=player), None, None, "", meta={"taken": str(taken)}, **claim)
             except _Conflict:
                 continue
+            except _Claimed as c:
+                raise ApiError(409, "already_seated", "This player already has a seat in this tournament, at another "
+                               "table: one seat per player per tournament", game_id=c.holder) from None
             seat = next(i for i, st in enumerate(executed.game.state.seats) if st.player == player)
             return executed.game, seat
         raise ApiError(409, "version_conflict", "The game changed while you joined; try again")
@@ -289,6 +299,8 @@ class Games:
         digest: str = "",
         meta: dict[str, str] | None = None,
         now: int | None = None,
+        claims: str = "",
+        claim: str = "",
     ) -> Executed:
         now = now if now is not None else now_ms()
         envelopes, state = game.decide(command, seat, now, command_id)
@@ -307,6 +319,8 @@ class Games:
                 command_key=key,
                 command_digest=digest,
                 meta=meta or {},
+                claims=claims,
+                claim=claim,
             )
         )
         if result.outcome == "ok":
@@ -324,6 +338,8 @@ class Games:
             raise _Conflict()
         if result.outcome == "duplicate":
             raise _Repeat(result.first, result.last)
+        if result.outcome == "claimed":
+            raise _Claimed(result.holder)
         raise ApiError(409, "command_id_reused", "This command_id was used before with a different command")
 
     # --- reads --------------------------------------------------------------------------------
@@ -348,6 +364,11 @@ class Unseated(ApiError):
 
     def __init__(self) -> None:
         super().__init__(403, "forbidden", "This token has no seat at this game")
+
+
+class _Claimed(Exception):
+    def __init__(self, holder: str) -> None:
+        self.holder = holder
 
 
 class _Repeat(Exception):

@@ -196,7 +196,7 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
         assert body.name is not None
         player = Player(name=body.name, player_id=new_id("g"), guest=True)
         token = await issue(store, TokenRecord(kind="guest", player_id=player.player_id, name=body.name, game_id=game_id))
-    game, seat = await _games(request).seat(game_id, player, reserved)
+    game, seat = await _games(request).seat(game_id, player, reserved, tournament=meta.get("tournament"))
     return _answer(s.SeatAnswer(seat, token or "", player.player_id or ""), 201)
 
 

@@ -113,6 +113,9 @@ async def create(request: Request) -> HTTPResponse:
     if refusal is not None:
         raise refusal
     tournament_id = "t_" + secrets.token_hex(8)
+    # each reserved player's one seat in the tournament is claimed before any table exists: no join can race it
+    claims = {player_id: table_id(tournament_id, i) for i, table in enumerate(body.tables) for player_id in table.players}
+    await request.app.ctx.store.claim_seats(tournament_id, claims)
     tables = []
     for i, table in enumerate(body.tables):
         game_id = table_id(tournament_id, i)

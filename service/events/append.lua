@@ -1,13 +1,19 @@
 -- Append one command's events to a game, atomically, validating everything before the first write
 -- (Redis does not roll back a script that fails midway).
 -- KEYS: stream, meta, commands, partition log, index waiting, index playing, index finished, due,
---       and for a game of a known kind that kind's index waiting, playing, finished
--- ARGV: expected_version, command_key, command_digest, game_id, status, created_at, due_at,
---       n_meta, [field, value]*n_meta, n_events, [entry]*n_events, head
+--       for a game of a known kind that kind's index waiting, playing, finished,
+--       and last, with a claim, the hash of claims it is checked against (a tournament's seats: player -> table)
+-- ARGV: expected_version, command_key, command_digest, game_id, status, created_at, due_at, claim (a field of the
+--       claims hash this game must hold or take, or ''), n_meta, [field, value]*n_meta, n_events, [entry]*n_events, head
 local unpack = unpack or table.unpack
 local expected = tonumber(ARGV[1])
 local command_key, digest, game_id = ARGV[2], ARGV[3], ARGV[4]
 local status, created_at, due_at = ARGV[5], ARGV[6], ARGV[7]
+local claim = ARGV[8]
+local n_keys, claims = #KEYS, nil
+if claim ~= '' then
+  claims, n_keys = KEYS[#KEYS], #KEYS - 1
+end
 
 local index = {waiting = 5, playing = 6, finished = 7}
 if not index[status] then
@@ -25,13 +31,20 @@ if command_key ~= '' then
   end
 end
 
+if claims then
+  local holder = redis.call('HGET', claims, claim)
+  if holder and holder ~= game_id then
+    return {'claimed', holder}
+  end
+end
+
 local version = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
 if version ~= expected then
   return {'conflict', tostring(version)}
 end
 
-local n_meta = tonumber(ARGV[8])
-local at = 9
+local n_meta = tonumber(ARGV[9])
+local at = 10
 local meta = {}
 for i = 1, n_meta do
   meta[#meta + 1] = ARGV[at]
@@ -59,11 +72,14 @@ for i = 5, 7 do
   redis.call('ZREM', KEYS[i], game_id)
 end
 redis.call('ZADD', KEYS[index[status]], created_at, game_id)
-if #KEYS == 11 then
+if n_keys == 11 then
   for i = 9, 11 do
     redis.call('ZREM', KEYS[i], game_id)
   end
   redis.call('ZADD', KEYS[index[status] + 4], created_at, game_id)
+end
+if claims then
+  redis.call('HSET', claims, claim, game_id)
 end
 if due_at ~= '' then
   redis.call('ZADD', KEYS[8], due_at, game_id)

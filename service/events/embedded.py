@@ -92,7 +92,7 @@ class EmbeddedStore(Store):
         """The append script's contract, step for step (``append.lua``)."""
         keys, _ = append_args(self.keys, req)
         stream, meta, commands, log, *indexes, due = keys[:8]
-        by_kind = keys[8:]
+        by_kind = keys[8:11] if req.kind else []
         r = self.r
         if req.command_key:
             record = await r.hget(commands, req.command_key)
@@ -100,6 +100,10 @@ class EmbeddedStore(Store):
                 digest, first, last = record.decode().split(":")
                 same = digest == req.command_digest  # exactly the recorded digest, not a prefix of it
                 return Appended("duplicate" if same else "command_id_reused", int(last), int(first), int(last))
+        if req.claim:
+            holder = await r.hget(req.claims, req.claim)
+            if holder is not None and holder.decode() != req.game_id:
+                return Appended("claimed", 0, holder=holder.decode())
         version = self._version.get(req.game_id, 0)
         if version != req.expected_version:
             return Appended("conflict", version)
@@ -116,6 +120,8 @@ class EmbeddedStore(Store):
                 for index in group:
                     pipe.zrem(index, req.game_id)
                 pipe.zadd(group[STATUSES.index(req.status)], {req.game_id: req.created_at})
+        if req.claim:
+            pipe.hset(req.claims, req.claim, req.game_id)
         if req.due_at is not None:
             pipe.zadd(due, {req.game_id: req.due_at})
         else:

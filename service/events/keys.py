@@ -80,6 +80,11 @@ class Keys:
         """A tournament's record, in its partition: the partition its tables are created in."""
         return f"{self.ns}:tournament:{self.tag(partition(tournament_id))}:{tournament_id}"
 
+    def tournament_seats(self, tournament_id: str) -> str:
+        """Which table each registered player of a tournament sits at (or is reserved at): player id -> game id, in
+        the tournament's partition, so a table's append checks and takes its claim atomically."""
+        return f"{self.ns}:tseats:{self.tag(partition(tournament_id))}:{tournament_id}"
+
     def tournament_projection(self, name: str, tournament_id: str) -> str:
         return f"{self.ns}:proj:{name}:{self.tag(partition(tournament_id))}:{tournament_id}"
 

@@ -86,6 +86,8 @@ def _parse_append(result: list[Any]) -> Appended:
         return Appended(outcome, rec.last, rec.first, rec.last)
     if outcome == "conflict":
         return Appended("conflict", int(detail))
+    if outcome == "claimed":
+        return Appended("claimed", 0, holder=detail)
     return Appended("ok", int(detail), int(result[2]), int(detail))
 
 
@@ -226,6 +228,14 @@ class RedisStore(Store):
         key = self.keys.token(digest)
         pipe.set(key, record, nx=True)  # written once: readers may cache it
         _raise_first(await self._execute(pipe, [key]))  # a token is acknowledged like an event: durably
+
+    async def _op_claim_seats(self, tournament_id: str, seats: dict[str, str]) -> None:
+        if not seats:
+            return
+        pipe = self.r.pipeline(transaction=False)
+        key = self.keys.tournament_seats(tournament_id)
+        pipe.hset(key, mapping=seats)
+        _raise_first(await self._execute(pipe, [key]))  # acknowledged like an event: durably, where asked
 
     async def _op_put_player(self, player_id: str, fields: dict[str, str]) -> None:
         pipe = self.r.pipeline(transaction=False)

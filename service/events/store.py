@@ -49,7 +49,7 @@ class NotDurable(Exception):
     """The server could lose an acknowledged event under the durability the service was asked for."""
 
 
-Outcome = Literal["ok", "duplicate", "command_id_reused", "conflict"]
+Outcome = Literal["ok", "duplicate", "command_id_reused", "conflict", "claimed"]
 
 
 class AppendRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -66,10 +66,16 @@ class AppendRequest(msgspec.Struct, frozen=True, kw_only=True):
     command_key: str = ""
     command_digest: str = ""
     meta: dict[str, str] = {}
+    # a claim this append must hold or take: the field ``claim`` of the hash ``claims`` names this game, or nothing yet
+    # (then the append writes it); another game's name refuses the append ("claimed"). One seat per tournament.
+    claims: str = ""
+    claim: str = ""
 
     def __post_init__(self) -> None:
         # checked before anything is written: the script would otherwise fail midway (status) or
         # record a pointer to an empty range and a head nothing hashes to (no entries)
+        if bool(self.claims) != bool(self.claim):
+            raise ValueError(f"an append to {self.game_id} claims with both a hash and a field, or neither")
         if not self.entries:
             raise ValueError(f"an append to {self.game_id} needs at least one entry")
         if self.status not in STATUSES:
@@ -81,6 +87,7 @@ class Appended(msgspec.Struct, frozen=True):
     version: int
     first: int = 0
     last: int = 0
+    holder: str = ""  # "claimed": the game that holds the claim
 
 
 class Projected(msgspec.Struct, frozen=True):
@@ -121,6 +128,7 @@ def append_args(keys: Keys, req: AppendRequest) -> tuple[list[str], list[Any]]:
         req.status,
         req.created_at,
         "" if req.due_at is None else req.due_at,
+        req.claim,
         len(req.meta),
     ]
     for k, v in req.meta.items():
@@ -128,7 +136,7 @@ def append_args(keys: Keys, req: AppendRequest) -> tuple[list[str], list[Any]]:
     argv.append(len(req.entries))
     argv += req.entries
     argv.append(req.head)
-    return keys.game_keys(req.game_id, req.kind), argv
+    return keys.game_keys(req.game_id, req.kind) + ([req.claims] if req.claim else []), argv
 
 
 class Store:
@@ -164,6 +172,11 @@ class Store:
     async def put_tournament(self, tournament_id: str, record: bytes) -> None:
         """Record a new tournament (``ns:tournament:{pN}:<id>``, in its partition). Written once, like a token."""
         await self._write("put_tournament", tournament_id, record)
+
+    async def claim_seats(self, tournament_id: str, seats: dict[str, str]) -> None:
+        """Record the tables a tournament's reserved players sit at (player id -> game id), before the tables exist: a
+        table's seat append then refuses a player who holds a claim at another table (``AppendRequest.claim``)."""
+        await self._write("claim_seats", tournament_id, seats)
 
     async def clear_due(self, game_id: str, version: int) -> None:
         """Forget a game's due server action, unless the game moved on since ``version``."""
@@ -243,6 +256,10 @@ class Store:
         for game in games:  # a game's read model and its audit list in one DEL (one slot): never one without the other
             dropped += await self.r.delete(scores + game, audit + game)
         return dropped
+
+    async def _op_claim_seats(self, tournament_id: str, seats: dict[str, str]) -> None:
+        if seats:
+            await self.r.hset(self.keys.tournament_seats(tournament_id), mapping=seats)
 
     async def _op_put_token(self, digest: str, record: bytes) -> None:
         await self.r.set(self.keys.token(digest), record, nx=True)  # written once: readers may cache it

@@ -3,6 +3,7 @@ durability a tournament needs, standings as rounds end, and the export bundle (N
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 
@@ -107,6 +108,31 @@ async def test_a_reserved_seat_is_kept_for_its_player(tapi):
     assert r.status_code == 201 and r.json()["player_id"] == ann
     t = (await tapi.get(f"/tournaments/{t['tournament_id']}")).json()
     assert t["tables"][0]["status"] == "playing" and t["tables"][0]["taken"] == 2
+
+
+async def test_one_seat_per_player_per_tournament_is_checked_on_every_join(tapi):
+    """A player reserved at one table cannot take another table's free seat; a registered player who took a free
+    seat at one table cannot take one at another; and two joins racing at two tables seat the player once. Guests
+    and bots are new players each time: they are not held to it."""
+    ann, ann_token = await register(tapi, "Ann")
+    bob, bob_token = await register(tapi, "Bob")
+    cy, cy_token = await register(tapi, "Cy")
+    t = await create(tapi, [{"seats": 3, "players": [ann]}, {"seats": 3}, {"seats": 3}])
+    tables = [x["game_id"] for x in t["tables"]]
+    error = assert_error(await tapi.post(f"/games/{tables[1]}/seats", json={}, headers=bearer(ann_token)), 409, "already_seated")
+    assert error["detail"]["game_id"] == tables[0]
+    assert (await tapi.post(f"/games/{tables[1]}/seats", json={}, headers=bearer(bob_token))).status_code == 201
+    assert_error(await tapi.post(f"/games/{tables[0]}/seats", json={}, headers=bearer(bob_token)), 409, "already_seated")
+    raced = await asyncio.gather(*(tapi.post(f"/games/{g}/seats", json={}, headers=bearer(cy_token)) for g in tables[1:]))
+    assert sorted(r.status_code for r in raced) == [201, 409], [r.text for r in raced]
+    for game_id in tables:  # the walk-ins and bots of every table are not held to it
+        for body in ({"name": "Walk-in"}, {"bot": "greedy"}):
+            r = await tapi.post(f"/games/{game_id}/seats", json=body)
+            assert r.status_code in (201, 409) and r.json().get("error", {}).get("code") in (None, "game_full", "seat_reserved"), r.text
+    seated = [st.player.player_id for g in tables for st in (await tapi.app.ctx.games.fresh(g)).state.seats if st.player]
+    assert sorted(p for p in seated if p in (ann, bob, cy)) == sorted([bob, cy])  # Ann's reserved seat waits for her
+    r = await tapi.post(f"/games/{tables[0]}/seats", json={}, headers=bearer(ann_token))
+    assert r.status_code == 201 and r.json()["player_id"] == ann
 
 
 async def test_an_unknown_tournament_is_not_found(tapi):

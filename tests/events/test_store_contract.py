@@ -20,7 +20,7 @@ from redis.crc import key_slot
 from service.events.embedded import EmbeddedStore
 from service.events.entries import encode_entry
 from service.events.envelope import NULL, Envelope
-from service.events.keys import PARTITIONS, STATUSES, Keys, partition
+from service.events.keys import PARTITIONS, STATUSES, Keys, partition, table_id
 from service.events.redis_store import RedisStore
 from service.events.store import Appended, AppendRequest, CommandRecord, command_digest
 from service.rules.engine import Game
@@ -499,6 +499,29 @@ async def test_an_embedded_journal_from_before_the_kind_indexes_replays_into_the
     again = await EmbeddedStore(tmp_path / "data").open()
     assert await again.list_games("playing", 100, "free-parking") == ["g-journal-kind"]
     await again.close()
+
+
+async def test_a_claim_is_taken_by_the_first_append_and_refuses_another_game(store):
+    """One seat per player per tournament: an append that claims a field of a claims hash takes it (or holds it
+    already); one from another game is refused ``claimed``, naming the holder, and writes nothing."""
+    b = batches(TEMPLATE)
+    claims = store.keys.tournament_seats("t_cup")
+    first, second = table_id("t_cup", 0), table_id("t_cup", 1)  # a tournament's tables share its slot
+    await store.claim_seats("t_cup", {"p_ann": first})
+    for gid in (first, second):
+        await store.append(request(gid, b[0]))
+    taken = await store.append(msgspec.structs.replace(request(second, b[1]), claims=claims, claim="p_bob"))
+    assert taken.outcome == "ok"
+    refused = await store.append(msgspec.structs.replace(request(first, b[1]), claims=claims, claim="p_bob"))
+    assert (refused.outcome, refused.holder) == ("claimed", second)
+    assert (await store.meta(first))["version"] == str(b[0].last)  # nothing written
+    reserved = await store.append(msgspec.structs.replace(request(second, b[2]), claims=claims, claim="p_ann"))
+    assert (reserved.outcome, reserved.holder) == ("claimed", first)
+    held = await store.append(msgspec.structs.replace(request(first, b[1]), claims=claims, claim="p_ann"))
+    assert held.outcome == "ok"
+    assert await store.r.hgetall(claims) == {b"p_ann": first.encode(), b"p_bob": second.encode()}
+    with pytest.raises(ValueError):  # a claim names both its hash and its field
+        msgspec.structs.replace(request(first, b[2]), claim="p_x")
 
 
 # --- tokens and players -------------------------------------------------------------------------

@@ -40,7 +40,7 @@ def records(data_dir: Path) -> list[_Op]:
 @pytest.mark.parametrize("fsync", [False, True])
 async def test_a_restart_reloads_every_acknowledged_write_exactly(tmp_path, fsync):
     store = await EmbeddedStore(tmp_path, fsync=fsync).open()
-    results, keys = await run_scenario(store)
+    _, keys = await run_scenario(store)
     games = [f"g-same-{i}" for i in range(6)]
     before = await everything(store, games)
     assert before["keys"] == keys
@@ -195,7 +195,7 @@ WRITER = textwrap.dedent(
 async def test_kill_minus_nine_loses_nothing_acknowledged(tmp_path):
     """A writer killed mid-stream (SIGKILL, no clean-up): every append and token it acknowledged is back."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(
+    proc = subprocess.Popen(  # noqa: ASYNC220 - the writer must be a process of its own, to be killed
         [sys.executable, "-c", WRITER, str(tmp_path)], stdout=subprocess.PIPE, env=env, cwd=ROOT, text=True
     )
     acked: dict[str, int] = {}

@@ -57,6 +57,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
             fsync=settings.fsync,
             durability=settings.durability,
             cluster=settings.cluster,
+            repair=settings.repair,
         )
         log.info("store: %s (%s); durability: %s", store.name, settings.redis_url or settings.data_dir, durability.guarantee)
         app.ctx.store = store

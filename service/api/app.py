@@ -58,6 +58,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
             cluster=settings.cluster,
             connections=settings.store_connections,
             wait_ms=settings.store_wait_ms,
+            repair=settings.repair,
         )
         log.info("store: %s (%s); durability: %s", store.name, settings.redis_url or settings.data_dir, durability.guarantee)
         app.ctx.store = store

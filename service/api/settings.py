@@ -25,6 +25,7 @@ class Settings(msgspec.Struct, kw_only=True):
     admin_token: str | None = None
     durability: Literal["none", "durable"] = "none"
     fsync: bool = False
+    repair: bool = False  # embedded store: drop what the journal cannot read past, kept beside it (docs/durability.md)
     allow_volatile: bool = False
     max_body: int = 64 * 1024
     projector: bool = True

@@ -2,7 +2,8 @@
 
 ``REDIS_URL`` selects a real Redis (a single server, or any node of a Redis Cluster: ``--cluster auto`` asks it);
 without it the embedded store keeps everything under ``--data``.
-The embedded store belongs to one process, so it runs with one worker only.
+The embedded store belongs to one process, so it runs with one worker only. Its journal is checked here, before
+Sanic starts a worker: a journal only ``--repair`` may cut is refused with one line and exit status 2.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from sanic.worker.loader import AppLoader
 
 from service.api.app import create_app
 from service.api.settings import Settings
+from service.events.embedded import check_journal
+from service.events.journal import JournalCorrupt
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -34,6 +37,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=env.workers, help="worker processes (real Redis only; default 1)")
     p.add_argument("--data", type=Path, default=env.data_dir, help=f"the embedded store's folder (default {env.data_dir})")
     p.add_argument("--fsync", action="store_true", default=env.fsync, help="embedded store: fsync the journal before each answer")
+    p.add_argument("--repair", action="store_true", default=env.repair,
+                   help="embedded store: start even if the journal is damaged, keeping its intact records before the "
+                        "damage and moving the rest to a .damaged file beside it (see docs/durability.md)")
     p.add_argument("--durability", choices=("none", "durable"), default=env.durability,
                    help="durable: refuse to start where an acknowledged event could be lost (see docs/durability.md)")
     p.add_argument("--allow-volatile", action="store_true", default=env.allow_volatile,
@@ -53,6 +59,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
             "workers": args.workers,
             "data_dir": args.data,
             "fsync": args.fsync,
+            "repair": args.repair,
             "durability": args.durability,
             "cluster": args.cluster,
             "allow_volatile": args.allow_volatile,
@@ -73,6 +80,12 @@ def main(args: argparse.Namespace) -> int:
         )
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if not settings.redis_url:
+        try:  # here, not in the worker: a refusal there is a traceback and a worker Sanic gives up on
+            check_journal(settings.data_dir, repair=settings.repair, fsync=settings.fsync)
+        except JournalCorrupt as e:
+            print(e, file=sys.stderr)
+            return 2
     os.environ.update(settings.to_env())  # workers build their app from the environment
     loader = AppLoader(factory=partial(create_app, settings))
     app = loader.load()

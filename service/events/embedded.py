@@ -3,7 +3,8 @@
 One process owns the data, so the append contract is carried out in Python under a lock instead of
 by the Lua script (fakeredis interprets Lua at a few thousand calls a second); the store contract
 tests run the same cases against both and against the script on a real server. Writes are journalled
-as ``(op, args)`` records and replayed through the same code at start.
+as ``(op, args)`` records and replayed through the same code at start; a journal whose damage only a
+repair may drop is refused first (``check_journal``, ``journal.py``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import fakeredis
 import msgspec
 
 from .envelope import Envelope
-from .journal import Journal, JournalCorrupt
+from .journal import Dropped, Journal, JournalCorrupt
 from .keys import STATUSES
 from .pool import CONNECTIONS, WAIT_MS, WaitingPool
 from .store import Appended, AppendRequest, Projected, ProjectionCorrupt, Store, StoreUnavailable, append_args
@@ -33,21 +34,37 @@ class _Op(msgspec.Struct, array_like=True):
 _decode_op = msgspec.msgpack.Decoder(_Op)
 _decode_request = msgspec.msgpack.Decoder(AppendRequest)
 
+JOURNAL = "journal.bin"
+
+
+def describe(payload: bytes) -> str:
+    """What a journal record holds, in a few words: for the report of what a damaged journal loses."""
+    op = _decode_op.decode(payload)
+    return f"append to {_decode_request.decode(op.args[0]).game_id}" if op.op == "append" else op.op
+
+
+def check_journal(data_dir: Path, *, repair: bool = False, fsync: bool = False) -> Dropped | None:
+    """What ``EmbeddedStore.open`` does to the journal before it replays it: refuse it (``JournalCorrupt``), cut
+    a torn tail off, or, with ``repair``, set its damaged part aside; the answer says what was cut."""
+    return Journal.load(data_dir / JOURNAL, repair=repair, fsync=fsync, describe=describe)[1]
+
 
 class EmbeddedStore(Store):
     name = "embedded"
 
     def __init__(
-        self, data_dir: Path | None, namespace: str = "fp", *, fsync: bool = False, connections: int = CONNECTIONS,
-        wait_ms: int = WAIT_MS,
+        self, data_dir: Path | None, namespace: str = "fp", *, fsync: bool = False, repair: bool = False,
+        connections: int = CONNECTIONS, wait_ms: int = WAIT_MS,
     ) -> None:  # fmt: skip
         pool = functools.partial(WaitingPool, timeout=wait_ms / 1000)  # requests wait for a connection (pool.py)
         client = fakeredis.FakeAsyncRedis(decode_responses=False, connection_pool_class=pool, max_connections=connections)
         super().__init__(client, namespace)
         self._lock = asyncio.Lock()
-        self._journal_path = data_dir / "journal.bin" if data_dir else None
+        self._journal_path = data_dir / JOURNAL if data_dir else None
         self._journal: Journal | None = None
         self._fsync = fsync
+        self._repair = repair  # drop what the journal cannot read past, kept beside it (``check_journal``)
+        self.dropped: Dropped | None = None  # what ``open`` cut off the journal
         self._broken: str | None = None  # why writes are refused: the journal failed, memory is ahead of it
         # This process is the only writer, so it may remember each game's version and status: appends then
         # skip two reads and the index moves that change nothing, and a read past the end skips fakeredis.
@@ -58,7 +75,9 @@ class EmbeddedStore(Store):
         """Replay the journal into a fresh in-memory server, then start journalling."""
         if self._journal_path is not None:
             kinds: dict[str, str] = {}
-            for n, payload in enumerate(Journal.records(self._journal_path)):
+            path = self._journal_path
+            records, self.dropped = Journal.load(path, repair=self._repair, fsync=self._fsync, describe=describe)
+            for n, payload in enumerate(records):
                 op = _decode_op.decode(payload)
                 args = [_with_kind(_decode_request.decode(op.args[0]), kinds)] if op.op == "append" else op.args
                 result = await getattr(self, f"_op_{op.op}")(*args)

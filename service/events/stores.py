@@ -3,6 +3,8 @@
 The durability asked for is checked here, before the first write: a store that could lose an
 acknowledged event under the requested setting is refused with the setting to change.
 
+``repair`` lets the embedded store drop what its journal cannot read past (kept beside it); see ``journal.py``.
+
 ``cluster`` says whether ``redis_url`` names a node of a Redis Cluster: ``"auto"`` (the default) asks the
 server (``INFO cluster``), ``"yes"`` / ``"no"`` skip the question.
 """
@@ -30,9 +32,10 @@ async def open_store(
     fsync: bool = False,
     durability: str = "none",
     cluster: str = "auto",
+    repair: bool = False,
 ) -> Store:
     store, _ = await open_store_checked(
-        redis_url, data_dir, namespace=namespace, fsync=fsync, durability=durability, cluster=cluster
+        redis_url, data_dir, namespace=namespace, fsync=fsync, durability=durability, cluster=cluster, repair=repair
     )
     return store
 
@@ -47,6 +50,7 @@ async def open_store_checked(
     cluster: str = "auto",
     connections: int = CONNECTIONS,
     wait_ms: int = WAIT_MS,
+    repair: bool = False,
 ) -> tuple[Store, Durability]:
     """The store, and what it guarantees; raises ``NotDurable`` when ``durability="durable"`` cannot be had."""
     if redis_url:
@@ -63,5 +67,6 @@ async def open_store_checked(
         await store.index_kinds()
         return store, found
     found = embedded_durability(durability, fsync)
-    store = EmbeddedStore(data_dir, namespace=namespace, fsync=fsync, connections=connections, wait_ms=wait_ms)
+    store = EmbeddedStore(data_dir, namespace=namespace, fsync=fsync, repair=repair, connections=connections,
+                          wait_ms=wait_ms)  # fmt: skip
     return await store.open(), found

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import random
 import signal
@@ -13,20 +14,24 @@ import time
 import httpx
 
 from replays.verify import verify
+from service.api.settings import Settings
+from service.cli import serve
 from service.events.export import load
 from tests.api.helpers import pick
-from tests.servers import free_port, wait_healthy
+from tests.servers import _children, _kill, free_port, wait_healthy
 
 ADMIN = "restart-admin"
 
 
-def start(data, port: int, **env_extra: str) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env["FREE_PARKING_ADMIN_TOKEN"] = ADMIN
-    env.update(env_extra)
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("FREE_PARKING_")}
+    return {**env, "FREE_PARKING_ADMIN_TOKEN": ADMIN, **extra}
+
+
+def start(data, port: int, *args: str, **env_extra: str) -> subprocess.Popen:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "service", "--data", str(data), "--port", str(port)],
-        env=env,
+        [sys.executable, "-m", "service", "--data", str(data), "--port", str(port), *args],
+        env=_env(**env_extra),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -131,6 +136,53 @@ def test_bot_seats_survive_a_kill_9_and_play_on_after_the_restart(tmp_path):
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+
+
+def test_a_damaged_journal_stops_the_service_with_one_line_until_it_is_repaired(tmp_path):
+    """The last acknowledged write damaged since (a flipped bit): the service refuses to start — one line on
+    stderr, exit status 2, the file untouched — and with --repair starts, the damaged record kept beside it."""
+    data, port = tmp_path / "data", free_port()
+    proc = start(data, port)
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as api:
+        assert "token" in api.post("/players", json={"name": "Ann"}).json()
+    _kill_9(proc)
+    journal = data / "journal.bin"
+    damaged = bytearray(journal.read_bytes())
+    damaged[-1] ^= 0x01  # the last record's last byte: whole-length, its checksum fails
+    journal.write_bytes(bytes(damaged))
+
+    refused = subprocess.run(
+        [sys.executable, "-m", "service", "serve", "--data", str(data), "--port", str(port)],
+        env=_env(), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert refused.returncode == 2, refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    assert str(journal) in line and "byte " in line and "--repair" in line, line
+    assert journal.read_bytes() == bytes(damaged) and list(data.glob("journal.bin.damaged-*")) == []
+
+    proc = start(data, port, "--repair")  # answers /healthz
+    try:
+        (kept,) = data.glob("journal.bin.damaged-*")
+        assert bytes(damaged).endswith(kept.read_bytes()) and journal.stat().st_size == len(damaged) - kept.stat().st_size
+    finally:
+        _kill_9(proc)
+
+
+def _kill_9(proc: subprocess.Popen) -> None:
+    """SIGKILL the service, and the worker it would leave behind answering on its port with the old data."""
+    children = _children(proc.pid)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    for pid in children:
+        _kill(pid)
+
+
+def test_repair_is_a_flag_and_a_setting():
+    p = argparse.ArgumentParser()
+    serve.add_arguments(p)
+    assert serve.settings_from(p.parse_args(["--repair"])).repair is True
+    assert serve.settings_from(p.parse_args([])).repair is Settings.from_env().repair
+    assert Settings.from_env({"FREE_PARKING_REPAIR": "true"}).repair is True
 
 
 def _auth(token: str) -> dict[str, str]:

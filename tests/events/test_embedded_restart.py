@@ -40,7 +40,7 @@ def records(data_dir: Path) -> list[_Op]:
 @pytest.mark.parametrize("fsync", [False, True])
 async def test_a_restart_reloads_every_acknowledged_write_exactly(tmp_path, fsync):
     store = await EmbeddedStore(tmp_path, fsync=fsync).open()
-    results, keys = await run_scenario(store)
+    _, keys = await run_scenario(store)
     games = [f"g-same-{i}" for i in range(6)]
     before = await everything(store, games)
     assert before["keys"] == keys
@@ -105,6 +105,7 @@ async def test_a_torn_last_record_loses_only_the_write_it_held(tmp_path):
         again = await EmbeddedStore(full).open()
         assert await everything(again, ["g-torn"]) == want, cut
         assert journal.stat().st_size == last_start
+        assert again.dropped.kind == "torn" and Path(again.dropped.kept).read_bytes() == whole[last_start:cut]
         await again.close()
     again = await EmbeddedStore(full).open()  # and the lost append can be made again
     assert (await again.append(request("g-torn", b[5]))).outcome == "ok"
@@ -120,9 +121,72 @@ async def test_damage_before_the_last_record_stops_the_store_from_opening(tmp_pa
     data = bytearray(journal.read_bytes())
     data[20] ^= 0x40  # inside the first record's payload
     journal.write_bytes(bytes(data))
-    with pytest.raises(JournalCorrupt):
+    with pytest.raises(JournalCorrupt, match=f"{journal}: byte 0: .*--repair"):
         await EmbeddedStore(tmp_path).open()
     assert journal.read_bytes() == bytes(data)
+    assert list(tmp_path.glob("journal.bin.damaged-*")) == []
+
+
+async def test_a_repair_keeps_what_came_before_the_damage_and_says_what_it_set_aside(tmp_path):
+    b = batches(TEMPLATE)
+    store = await EmbeddedStore(tmp_path).open()
+    for x in b[:2]:
+        await store.append(request("g-kept", x))
+    await store.put_token("t" * 64, b"tok")
+    for x in b[:3]:
+        await store.append(request("g-lost", x))
+    await store.close()
+    journal = tmp_path / "journal.bin"
+    whole = journal.read_bytes()
+    assert [op.op for op in records(tmp_path)] == ["append", "append", "put_token", "append", "append", "append"]
+    start = sum(8 + len(p) for p in list(Journal.records(journal))[:3])
+    damaged = bytearray(whole)
+    damaged[start + 12] ^= 0x01  # the first append of g-lost
+    journal.write_bytes(bytes(damaged))
+    with pytest.raises(JournalCorrupt, match=f"byte {start}: a damaged record followed by intact ones"):
+        await EmbeddedStore(tmp_path).open()
+
+    again = await EmbeddedStore(tmp_path, repair=True).open()
+    assert await again.read("g-kept") == as_game("g-kept", [e for x in b[:2] for e in x.envelopes])
+    assert await again.token("t" * 64) == b"tok"
+    assert await again.read("g-lost") == []
+    assert (again.dropped.kind, again.dropped.offset, again.dropped.intact) == ("corrupt", start, 2)
+    assert again.dropped.held == {"append to g-lost": 2}
+    assert Path(again.dropped.kept).read_bytes() == bytes(damaged[start:])
+    assert (await again.append(request("g-lost", b[0]))).outcome == "ok"  # and the journal goes on
+    await again.close()
+    again = await EmbeddedStore(tmp_path).open()
+    assert again.dropped is None and len(await again.read("g-lost")) == len(b[0].envelopes)
+    await again.close()
+
+
+async def test_a_flipped_bit_in_the_last_acknowledged_append_needs_a_repair(tmp_path):
+    """Whole-length but failing its checksum: not a torn write, an acknowledged one damaged since."""
+    b = batches(TEMPLATE)
+    full, reference = tmp_path / "full", tmp_path / "reference"
+    store, ref = await EmbeddedStore(full).open(), await EmbeddedStore(reference).open()
+    for x in b[:4]:
+        await store.append(request("g-flip", x))
+    for x in b[:3]:
+        await ref.append(request("g-flip", x))
+    want = await everything(ref, ["g-flip"])
+    await store.close()
+    await ref.close()
+    journal = full / "journal.bin"
+    whole = journal.read_bytes()
+    head = request("g-flip", b[3]).head.encode()  # a byte of the last append that still decodes when flipped
+    at = whole.rindex(head)
+    damaged = bytearray(whole)
+    damaged[at] ^= 0x01
+    journal.write_bytes(bytes(damaged))
+    with pytest.raises(JournalCorrupt, match="a whole record whose checksum fails .*--repair") as e:
+        await EmbeddedStore(full).open()
+    assert e.value.dropped.suspect == "append to g-flip" and journal.read_bytes() == bytes(damaged)
+
+    again = await EmbeddedStore(full, repair=True).open()
+    assert await everything(again, ["g-flip"]) == want
+    assert again.dropped.kind == "damaged" and again.dropped.suspect == "append to g-flip"
+    await again.close()
 
 
 async def test_a_journal_that_does_not_replay_is_refused(tmp_path):
@@ -195,7 +259,7 @@ WRITER = textwrap.dedent(
 async def test_kill_minus_nine_loses_nothing_acknowledged(tmp_path):
     """A writer killed mid-stream (SIGKILL, no clean-up): every append and token it acknowledged is back."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(
+    proc = subprocess.Popen(  # noqa: ASYNC220 - the writer must be a process of its own, to be killed
         [sys.executable, "-c", WRITER, str(tmp_path)], stdout=subprocess.PIPE, env=env, cwd=ROOT, text=True
     )
     acked: dict[str, int] = {}

@@ -76,8 +76,7 @@ def test_kill_9_mid_game_loses_nothing_acknowledged(tmp_path):
             time.sleep(0.02)
         time.sleep(rnd.random() * 0.2)  # somewhere in the middle of a command
     finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        _kill_9(proc)
         stop.set()
         player_thread.join()
     assert len(acknowledged) >= 40
@@ -96,8 +95,7 @@ def test_kill_9_mid_game_loses_nothing_acknowledged(tmp_path):
             r = api.post(f"/games/{game_id}/commands", json=dict(v["legal"][0], expected_version=v["version"]), headers=_auth(token))
             assert r.status_code == 200, r.text
     finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        _kill_9(proc)
 
 
 def test_bot_seats_survive_a_kill_9_and_play_on_after_the_restart(tmp_path):
@@ -118,8 +116,7 @@ def test_bot_seats_survive_a_kill_9_and_play_on_after_the_restart(tmp_path):
         while time.time() < deadline and min(api.get(f"/games/{g}").json()["version"] for g in games) < 12:
             time.sleep(0.05)
         at_kill = {g: api.get(f"/games/{g}").json() for g in games}
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    _kill_9(proc)
     assert all(v["status"] == "playing" for v in at_kill.values()), "the bots finished before the kill"
 
     proc = start(tmp_path / "data", port)
@@ -134,8 +131,7 @@ def test_bot_seats_survive_a_kill_9_and_play_on_after_the_restart(tmp_path):
                 header, envelopes = load(api.get(f"/games/{game_id}/export").content)
                 assert verify(header, envelopes).ok
     finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        _kill_9(proc)
 
 
 def test_a_damaged_journal_stops_the_service_with_one_line_until_it_is_repaired(tmp_path):
@@ -169,12 +165,14 @@ def test_a_damaged_journal_stops_the_service_with_one_line_until_it_is_repaired(
 
 
 def _kill_9(proc: subprocess.Popen) -> None:
-    """SIGKILL the service, and the worker it would leave behind answering on its port with the old data."""
+    """SIGKILL the service — its main process and its worker at once, as ``kill -9`` of a process group (or the OOM
+    killer taking the whole service) would: a worker left behind would go on answering on the port with the old
+    data, and a test of the restart would read from it."""
     children = _children(proc.pid)
     proc.send_signal(signal.SIGKILL)
-    proc.wait()
     for pid in children:
         _kill(pid)
+    proc.wait()
 
 
 def test_repair_is_a_flag_and_a_setting():

@@ -162,7 +162,8 @@ async def test_lobby_creates_a_monopoly_game_with_its_options(live, browser):  #
     assert header["config"]["max_rounds"] == 5 and header["config"]["response_seconds"] == 20
     bots = await page.eval_on_selector_all("#bot option", "os => os.map(o => o.value)")
     assert bots == ["strategic", "random"]
-    await page.click("#fill-bots")  # two strategic bots: the game starts
+    await page.click("#fill-bots")  # two strategic bots: the game starts once the page has added both
+    await until_status(live, game_id, "playing")
     await page.wait_for_selector("#table .mono-board")
     assert await page.locator("#table .mono-cell").count() == 40
     v = await api_view(live, game_id, await page.evaluate("JSON.parse(localStorage.getItem('fp.player')).token"))
@@ -358,6 +359,15 @@ async def offer_trade(page, to: int, give_squares=(), give_cash=0, get_cash=0, g
     for q in get_squares:
         await page.check(f"#mono-trade input[name=get-square][value='{q}']")
     await click(page, "offer_trade")
+
+
+async def until_status(live, game_id: str, status: str, seconds: float = 30) -> dict:
+    """The game's view once the service says it is ``status``: the page's clicks land in their own time."""
+    deadline = time.monotonic() + seconds
+    while (v := await api_view(live, game_id))["status"] != status:
+        assert time.monotonic() < deadline, f"{game_id} still {v['status']}, not {status}, after {seconds} s"
+        await asyncio.sleep(0.05)
+    return v
 
 
 async def until_my_roll(live, page, game_id: str, token: str, seconds: float = 30) -> dict:

@@ -75,6 +75,31 @@ end
 return 0
 """
 
+# a rate limit's bucket (GCRA): the theoretical arrival time of the next request, in ms; a token is taken when that
+# time, less the burst's allowance, is not in the future. KEYS: the bucket; ARGV: now, interval, burst. Answers 0
+# when taken, else the ms to wait. The key's TTL ends when the bucket is full again: an idle bucket vanishes.
+RATE_TAKE_LUA = """
+local now, interval, burst = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local tat = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), now)
+local wait = tat + interval - burst * interval - now
+if wait > 0 then
+  return wait
+end
+redis.call('SET', KEYS[1], string.format('%d', tat + interval), 'PX', string.format('%d', tat + interval - now))
+return 0
+"""
+# a token taken back into its bucket. KEYS: the bucket; ARGV: now, interval
+RATE_GIVE_BACK_LUA = """
+local now, interval = tonumber(ARGV[1]), tonumber(ARGV[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0') - interval
+if tat > now then
+  redis.call('SET', KEYS[1], string.format('%d', tat), 'PX', string.format('%d', tat - now))
+else
+  redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
 
 def _parse_append(result: list[Any]) -> Appended:
     outcome = result[0].decode() if isinstance(result[0], bytes) else result[0]
@@ -105,6 +130,8 @@ class RedisStore(Store):
         self._upsert = client.register_script(UPSERT_LUA)
         self._clear_due = client.register_script(CLEAR_DUE_LUA)
         self._leaderboard = client.register_script(LEADERBOARD_LUA)
+        self._rate_take = client.register_script(RATE_TAKE_LUA)
+        self._rate_give_back = client.register_script(RATE_GIVE_BACK_LUA)
         self._queue: list[tuple[AppendRequest, asyncio.Future[Appended]]] = []
         self._flushing = False
         self._flusher: asyncio.Task[None] | None = None  # held: the loop keeps only a weak reference to a task
@@ -185,6 +212,12 @@ class RedisStore(Store):
     async def _op_clear_due(self, game_id: str, version: int) -> None:
         keys = [self.keys.meta(game_id), self.keys.due(self._partition(game_id))]
         await self._clear_due(keys=keys, args=[version, game_id])
+
+    async def rate_take(self, bucket: str, now: int, interval_ms: int, burst: int) -> int:
+        return int(await self._read(self._rate_take(keys=[self.keys.bucket(bucket)], args=[now, interval_ms, burst])))
+
+    async def rate_give_back(self, bucket: str, now: int, interval_ms: int) -> None:
+        await self._read(self._rate_give_back(keys=[self.keys.bucket(bucket)], args=[now, interval_ms]))
 
     async def _op_put_token(self, digest: str, record: bytes) -> None:
         pipe = self.r.pipeline(transaction=False)

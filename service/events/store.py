@@ -163,6 +163,19 @@ class Store:
         """Forget a game's due server action, unless the game moved on since ``version``."""
         await self._write("clear_due", game_id, version)
 
+    # --- rate limits: buckets kept outside the journal (a restart forgets them, which costs nothing) ---
+
+    async def rate_take(self, bucket: str, now: int, interval_ms: int, burst: int) -> int:
+        """Take one token from ``bucket`` (GCRA: ``burst`` at once, then one every ``interval_ms``): 0 when taken,
+        else the milliseconds until one is there. A bucket is one key whose TTL runs out when it is full again, so
+        an idle one vanishes. Each store makes it atomic its own way (``redis_store.py``: a script; ``embedded.py``:
+        under a lock of its own), never through ``_write``: limits need no journal."""
+        raise NotImplementedError
+
+    async def rate_give_back(self, bucket: str, now: int, interval_ms: int) -> None:
+        """Put back a token taken from ``bucket`` for a request that another bucket then refused."""
+        raise NotImplementedError
+
     # --- projections (service/projections): read models written beside the events -------------
 
     async def project_game(

@@ -190,15 +190,7 @@ class Games:
         registered players (a tournament's) are kept for them: others may take only the seats left over."""
         for _ in range(RETRIES):
             game = await self.fresh(game_id)
-            seated = {st.player.player_id for st in game.state.seats if st.player}
-            if player.player_id in seated:
-                raise ApiError(409, "already_seated", "This player already has a seat at this game")
-            if game.rules.status_of(game.state) != "waiting":
-                raise ApiError(409, "game_full", "Every seat of this game is taken", game_id=game_id)
-            free = sum(st.player is None for st in game.state.seats)
-            if player.player_id not in reserved and free <= len(reserved - seated):
-                raise ApiError(409, "seat_reserved", "Every free seat of this table is reserved for a registered player: "
-                               "join with that player's token", game_id=game_id)
+            self.check_seat(game, player, reserved)
             try:
                 taken = sum(st.player is not None for st in game.state.seats) + 1  # for GET /games
                 executed = await self._append(game, TakeSeat(player=player), None, None, "", meta={"taken": str(taken)})
@@ -207,6 +199,19 @@ class Games:
             seat = next(i for i, st in enumerate(executed.game.state.seats) if st.player == player)
             return executed.game, seat
         raise ApiError(409, "version_conflict", "The game changed while you joined; try again")
+
+    @staticmethod
+    def check_seat(game: Game, player: Player, reserved: frozenset[str] = frozenset()) -> None:
+        """409 unless ``player`` may take a seat of ``game`` now (see ``seat``)."""
+        seated = {st.player.player_id for st in game.state.seats if st.player}
+        if player.player_id in seated:
+            raise ApiError(409, "already_seated", "This player already has a seat at this game")
+        if game.rules.status_of(game.state) != "waiting":
+            raise ApiError(409, "game_full", "Every seat of this game is taken", game_id=game.game_id)
+        free = sum(st.player is None for st in game.state.seats)
+        if player.player_id not in reserved and free <= len(reserved - seated):
+            raise ApiError(409, "seat_reserved", "Every free seat of this table is reserved for a registered player: "
+                           "join with that player's token", game_id=game.game_id)
 
     # --- commands -----------------------------------------------------------------------------
 

@@ -32,6 +32,12 @@ class Settings(msgspec.Struct, kw_only=True):
     runner_interval_ms: int = 1000
     bot_delay_ms: int = 0
     cache_size: int = 20_000
+    rate_limits: bool = True  # per-client limits on new players and games (docs/limits.md); false: none
+    games_burst: int = 20  # new games a client may create at once…
+    games_per_minute: int = 60  # …and then a minute (0: games are not limited)
+    players_burst: int = 20
+    players_per_minute: int = 6
+    proxies_count: int = 0  # proxies in front that append to X-Forwarded-For: the client is the address they saw
 
     @property
     def store_name(self) -> str:

@@ -7,7 +7,9 @@ from typing import Annotated, Literal, Union
 import msgspec
 
 from .base import Command, Config, Event, Player, Secret
-from .common import CardId, Create, GameCreatedBase, Seat, SeatTaken, SeedRevealed, TakeSeat, Timeout
+from .common import (
+    CardId, Close, Create, GameClosed, GameCreatedBase, Seat, SeatTaken, SeedRevealed, TakeSeat, Timeout,
+)  # fmt: skip
 
 Position = Annotated[int, msgspec.Meta(ge=0, le=255)]
 
@@ -248,6 +250,7 @@ FreeParkingEvent = Union[
     RoundEnded,
     GameWon,
     SeedRevealed,
+    GameClosed,
 ]
 
 
@@ -325,7 +328,7 @@ FreeParkingClientCommand = Union[
 ]
 """What a seat may send (the request body of ``POST /games/{id}/commands``)."""
 
-SERVER_COMMANDS = (Create, TakeSeat, Timeout)
+SERVER_COMMANDS = (Create, TakeSeat, Timeout, Close)
 
-FreeParkingCommand = Union[FreeParkingClientCommand, Create, TakeSeat, Timeout]
+FreeParkingCommand = Union[FreeParkingClientCommand, Create, TakeSeat, Timeout, Close]
 """Every command the rules decide: a seat's, or the server's own."""

@@ -12,7 +12,7 @@ from typing import Annotated, Literal, Union
 import msgspec
 
 from .base import Command, Config, Event, Secret
-from .common import Create, GameCreatedBase, SeatTaken, SeedRevealed, TakeSeat, Timeout
+from .common import Close, Create, GameClosed, GameCreatedBase, SeatTaken, SeedRevealed, TakeSeat, Timeout
 
 Square = Annotated[int, msgspec.Meta(ge=0, le=39)]
 Dollars = Annotated[int, msgspec.Meta(ge=0, le=10**9)]
@@ -364,6 +364,7 @@ MonopolyEvent = Union[
     TurnEnded,
     GameEnded,
     SeedRevealed,
+    GameClosed,
 ]
 
 
@@ -472,4 +473,4 @@ MonopolyClientCommand = Union[
     DeclareBankruptcy,
 ]
 
-MonopolyCommand = Union[MonopolyClientCommand, Create, TakeSeat, Timeout]
+MonopolyCommand = Union[MonopolyClientCommand, Create, TakeSeat, Timeout, Close]

@@ -12,7 +12,7 @@ from typing import Annotated, Literal, Union
 import msgspec
 
 from .base import Command, Config, Event
-from .common import Create, GameCreatedBase, SeatTaken, SeedRevealed, TakeSeat
+from .common import Close, Create, GameClosed, GameCreatedBase, SeatTaken, SeedRevealed, TakeSeat
 
 CardText = Annotated[str, msgspec.Meta(pattern="^[A23456789TJQK][CDHS]$")]
 RowIndex = Annotated[int, msgspec.Meta(ge=0, le=3)]
@@ -91,6 +91,7 @@ SolitaireEvent = Union[
     GameWon,
     GameLost,
     SeedRevealed,
+    GameClosed,
 ]
 
 
@@ -118,6 +119,6 @@ class Resign(Command, tag="resign"):
 
 SolitaireClientCommand = Union[Move, Redeal, Undo, Resign]
 
-SERVER_COMMANDS = (Create, TakeSeat)
+SERVER_COMMANDS = (Create, TakeSeat, Close)
 
-SolitaireCommand = Union[SolitaireClientCommand, Create, TakeSeat]
+SolitaireCommand = Union[SolitaireClientCommand, Create, TakeSeat, Close]

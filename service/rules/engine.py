@@ -13,12 +13,14 @@ from typing import Any
 import msgspec
 
 from service.events.audit import line
+from service.events.common import Close
 from service.events.envelope import (
     GENESIS, Envelope, actor_name, actor_seat, canonical, has_secret, redacted, seal, seed_commitment,
 )  # fmt: skip
 from service.events.export import ExportHeader
 
 from . import free_parking, monopoly, solitaire
+from .errors import RuleViolation
 from .rng import RNG_ID
 
 GAMES: dict[str, ModuleType] = {free_parking.KIND: free_parking, solitaire.KIND: solitaire, monopoly.KIND: monopoly}
@@ -75,9 +77,12 @@ class Game:
     ) -> tuple[list[Envelope], Any]:
         """The sealed envelopes of ``command`` and the state they lead to; ``self`` is left as it was.
 
-        ``at`` is clamped so that no event is ever earlier than the one before it.
+        ``at`` is clamped so that no event is ever earlier than the one before it. A ``close`` must name the time of
+        the last event as its ``since``: the rules then check the idle time on what the log itself says.
         """
         at = max(at, self.last_at)
+        if isinstance(command, Close) and command.since != self.last_at:
+            raise RuleViolation("stale_close", f"The last event was at {self.last_at}, not {command.since}", last_at=self.last_at)
         events, state = self.rules.run(self.state, command, seat, at)
         return self.seal(events, command, seat, at, command_id), state
 

@@ -406,6 +406,8 @@ async def test_each_kind_of_illegal_move_is_422_with_its_rule_code_and_appends_n
         (tokens[1], {"type": "choose", "target": 0}, "no_choice_awaited"),
         (tokens[1], {"type": "swap_three", "cards": [feed, feed, point]}, "duplicate_cards"),
         (tokens[1], {"type": "timeout"}, "server_only"),
+        (tokens[1], {"type": "close"}, "server_only"),
+        (tokens[1], {"type": "close", "idle_ms": 1, "since": 0}, "server_only"),
         (tokens[1], {"type": "create"}, "server_only"),
         (tokens[1], {"type": "take_seat", "player": {"name": "Mallory"}}, "server_only"),
         (tokens[0], {"type": "take_seat", "player": {"name": "Mallory", "bot": "greedy"}}, "server_only"),

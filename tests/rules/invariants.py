@@ -220,7 +220,10 @@ class Checker:
     def _winner(self, s: State, event: msgspec.Struct | None) -> None:
         scores = [score(st.points) for st in s.seats]
         over = [i for i, v in enumerate(scores) if v >= self.threshold]
-        if s.phase == "finished":
+        if s.phase == "finished" and s.closed is not None:  # the server closed it, nobody moving: no winner
+            if s.winner is not None or s.pending is not None:
+                _fail(s, f"closed with winner {s.winner}, pending {s.pending}")
+        elif s.phase == "finished":
             if s.winner is None or (not self.tournament and over != [s.winner]):
                 _fail(s, f"finished with winner {s.winner} and seats over {self.threshold}: {over}")
             if s.pending is not None:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from service.events import free_parking as ev
 from service.events.base import Player
-from service.events.common import Create, TakeSeat, Timeout
+from service.events.common import Close, Create, TakeSeat, Timeout
 from service.rules.engine import Game
 from service.rules.errors import RuleViolation
 from service.rules.free_parking import cards, evolve, legal_commands, run
@@ -101,6 +101,7 @@ def commands(draw, s: State) -> msgspec.Struct:
                 "create",
                 "take_seat",
                 "timeout",
+                "close",
             ]
         )
     )
@@ -136,6 +137,8 @@ def commands(draw, s: State) -> msgspec.Struct:
         return Create()
     if kind == "take_seat":
         return TakeSeat(player=Player(name=draw(st.text(min_size=1, max_size=10)), bot=draw(st.none() | st.just("random"))))
+    if kind == "close":
+        return Close(idle_ms=draw(st.integers(0, 10**8)), since=draw(st.integers(0, 2**53)))
     return Timeout()
 
 

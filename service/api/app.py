@@ -65,7 +65,9 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
         log.info("store: %s (%s); durability: %s", store.name, settings.redis_url or settings.data_dir, durability.guarantee)
         app.ctx.store = store
         app.ctx.durability = durability
-        app.ctx.games = Games(store, cache_size=settings.cache_size, bot_delay_ms=settings.bot_delay_ms)
+        app.ctx.games = Games(
+            store, cache_size=settings.cache_size, bot_delay_ms=settings.bot_delay_ms, idle_ms=settings.idle_close_ms
+        )
         app.ctx.limiter = Limiter(store, limits_of(settings))
         app.ctx.stop = asyncio.Event()
         app.ctx.tasks = []

@@ -28,7 +28,7 @@ from service.rules.errors import RuleViolation
 
 from .errors import ApiError, not_found
 from .kinds import KINDS
-from .schedule import due_at
+from .schedule import due_at, idle_due
 
 RETRIES = 4
 
@@ -46,8 +46,9 @@ class Executed(msgspec.Struct, frozen=True):
 
 
 class Games:
-    def __init__(self, store: Store, *, cache_size: int = 20_000, bot_delay_ms: int = 0) -> None:
+    def __init__(self, store: Store, *, cache_size: int = 20_000, bot_delay_ms: int = 0, idle_ms: int = 0) -> None:
         self.store = store
+        self.idle_ms = idle_ms  # a game nobody moved in for this long is closed (0: never; see schedule.idle_due)
         self.cache: OrderedDict[str, Game] = OrderedDict()
         self.cache_size = cache_size
         self.bot_delay_ms = bot_delay_ms
@@ -291,7 +292,10 @@ class Games:
         now = now if now is not None else now_ms()
         envelopes, state = game.decide(command, seat, now, command_id)
         status = game.rules.status_of(state)
-        due = due_at(_Peek(game, state, envelopes), now, self.bot_delay_ms)
+        peek = _Peek(game, state, envelopes)
+        owed = due_at(peek, now, self.bot_delay_ms)
+        idle = idle_due(peek, self.idle_ms)
+        due = min((t for t in (owed, idle) if t is not None), default=None)
         result = await self.store.append(
             AppendRequest(
                 game_id=game.game_id,
@@ -311,8 +315,8 @@ class Games:
                 game.commit(envelopes, state)
             else:
                 self.cache.pop(game.game_id, None)
-            if due is not None and self.on_due is not None:
-                self.on_due(game.game_id, due)
+            if owed is not None and self.on_due is not None:  # an idle close is far off: the runner's scans find it
+                self.on_due(game.game_id, owed)
             for woken in self._watchers.get(game.game_id, ()):
                 woken.set()
             return Executed(envelopes, game)
@@ -361,4 +365,4 @@ class _Peek:
 
     def __init__(self, game: Game, state: Any, envelopes: list[Envelope]) -> None:
         self.game_id, self.rules, self.state = game.game_id, game.rules, state
-        self.version = envelopes[-1].seq
+        self.version, self.last_at = envelopes[-1].seq, envelopes[-1].at

@@ -41,6 +41,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cluster", choices=("auto", "yes", "no"), default=env.cluster,
                    help="is REDIS_URL a node of a Redis Cluster? auto (default): ask it (INFO cluster)")
     p.add_argument("--bot-delay-ms", type=int, default=env.bot_delay_ms, help="how long server-seated bots wait before they move")
+    p.add_argument("--idle-close-ms", type=int, default=env.idle_close_ms,
+                   help=f"close a game nobody joined or moved in for this long (default {env.idle_close_ms}: 24 h; 0: never)")
     limits = p.add_argument_group("limits on new players and games, per client address and per player (docs/limits.md)")
     limits.add_argument("--no-rate-limits", dest="rate_limits", action="store_false", default=env.rate_limits,
                         help="no limit at all (FREE_PARKING_RATE_LIMITS=false)")
@@ -52,7 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         help="proxies in front of the service that append to X-Forwarded-For (default 0: the peer is the client)")
 
 
-LIMIT_FIELDS = ("rate_limits", "games_burst", "games_per_minute", "players_burst", "players_per_minute", "proxies_count")
+LIMIT_FIELDS = ("idle_close_ms", "rate_limits", "games_burst", "games_per_minute", "players_burst", "players_per_minute", "proxies_count")
 
 
 def settings_from(args: argparse.Namespace) -> Settings:

@@ -66,10 +66,14 @@ for i = 2, #KEYS do
 end
 return {1, tonumber(ARGV[2])}
 """
-# forget a game's due action only if its version is still ARGV[1]: one script, so no append can land between
-# the check and the ZREM (its new due action would be lost). KEYS: meta, due (one slot); ARGV: version, game id
+# forget a game's due action (or, given ARGV[3], move it there) only if its version is still ARGV[1]: one script,
+# so no append can land between the check and the write (its new due action would be lost). KEYS: meta, due (one
+# slot); ARGV: version, game id, the later due time or ''
 CLEAR_DUE_LUA = """
 if redis.call('HGET', KEYS[1], 'version') == ARGV[1] then
+  if ARGV[3] ~= nil and ARGV[3] ~= '' then
+    return redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+  end
   return redis.call('ZREM', KEYS[2], ARGV[2])
 end
 return 0
@@ -209,9 +213,9 @@ class RedisStore(Store):
         done, stored = await self._upsert(keys=[key], args=[game_id, version, entry, 0])
         return Projected(done == 1, int(stored))
 
-    async def _op_clear_due(self, game_id: str, version: int) -> None:
+    async def _op_clear_due(self, game_id: str, version: int, later: int | None = None) -> None:
         keys = [self.keys.meta(game_id), self.keys.due(self._partition(game_id))]
-        await self._clear_due(keys=keys, args=[version, game_id])
+        await self._clear_due(keys=keys, args=[version, game_id, "" if later is None else later])
 
     async def rate_take(self, bucket: str, now: int, interval_ms: int, burst: int) -> int:
         return int(await self._read(self._rate_take(keys=[self.keys.bucket(bucket)], args=[now, interval_ms, burst])))

@@ -159,9 +159,10 @@ class Store:
         """Record a new tournament (``ns:tournament:{pN}:<id>``, in its partition). Written once, like a token."""
         await self._write("put_tournament", tournament_id, record)
 
-    async def clear_due(self, game_id: str, version: int) -> None:
-        """Forget a game's due server action, unless the game moved on since ``version``."""
-        await self._write("clear_due", game_id, version)
+    async def clear_due(self, game_id: str, version: int, later: int | None = None) -> None:
+        """Forget a game's due server action, unless the game moved on since ``version``; with ``later``, move it to
+        ``later`` instead (the game still needs the server then: to close it, nobody moving)."""
+        await self._write("clear_due", game_id, version, *(() if later is None else (later,)))
 
     # --- rate limits: buckets kept outside the journal (a restart forgets them, which costs nothing) ---
 
@@ -260,10 +261,11 @@ class Store:
     async def _op_put_tournament(self, tournament_id: str, record: bytes) -> None:
         await self.r.set(self.keys.tournament(tournament_id), record, nx=True)
 
-    async def _op_clear_due(self, game_id: str, version: int) -> None:
+    async def _op_clear_due(self, game_id: str, version: int, later: int | None = None) -> None:
         meta = await self.r.hget(self.keys.meta(game_id), "version")
         if meta is not None and int(meta) == version:
-            await self.r.zrem(self.keys.due(self._partition(game_id)), game_id)
+            due = self.keys.due(self._partition(game_id))
+            await (self.r.zrem(due, game_id) if later is None else self.r.zadd(due, {game_id: later}))
 
     # --- reads --------------------------------------------------------------------------------
 

@@ -15,8 +15,10 @@ _app_count = 0
 
 
 def make_settings(kind: str, tmp_path, **overrides) -> Settings:
-    # no rate limits (the tests create hundreds of games from one address): tests/api/test_limits.py turns them on
-    base = dict(data_dir=tmp_path / "data", admin_token=ADMIN, runner_interval_ms=250, rate_limits=False)
+    # no rate limits (the tests create hundreds of games from one address) and no idle close: tests/api/test_limits.py
+    # and test_idle_close.py turn them on
+    base = dict(data_dir=tmp_path / "data", admin_token=ADMIN, runner_interval_ms=250, rate_limits=False,
+                idle_close_ms=0)
     if kind == "redis":
         base.update(redis_url=need_redis(), namespace=namespace())
     elif kind == "cluster":  # the service finds out by itself that the URL names a cluster node (cluster="auto")

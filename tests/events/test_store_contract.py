@@ -399,6 +399,21 @@ async def test_clear_due_only_when_the_version_is_unchanged(store):
     assert await store.due_games(CREATED_AT + 10**9) == []
 
 
+async def test_clear_due_with_a_later_time_moves_it_there_only_when_the_version_is_unchanged(store):
+    """What the runner does when a game owes nothing now but will be closed if nobody moves: due again later."""
+    b = batches("g-later")
+    due = store.keys.due(partition("g-later"))
+    await store.append(request("g-later", b[0], due_at=CREATED_AT + 1))
+    await store.append(request("g-later", b[1], due_at=CREATED_AT + 2))
+    await store.clear_due("g-later", b[0].last, later=CREATED_AT + 500)  # the game moved on: left alone
+    assert await store.r.zscore(due, "g-later") == CREATED_AT + 2
+    await store.clear_due("g-later", b[1].last, later=CREATED_AT + 500)
+    assert await store.r.zscore(due, "g-later") == CREATED_AT + 500
+    assert await store.due_games(CREATED_AT + 499) == []
+    await store.clear_due("g-never", 0, later=CREATED_AT)  # an unknown game: nothing happens
+    assert await store.r.zscore(store.keys.due(partition("g-never")), "g-never") is None
+
+
 async def test_clear_due_never_loses_the_due_action_of_an_append_that_lands_meanwhile(store):
     """A clear that read the old version must not remove the due action an append set since."""
     b = batches("g-clear-race")
@@ -671,6 +686,8 @@ def scenario() -> list[tuple[str, Any]]:
         ops.append(("append", request(gid, b[1], key="seat:1:c1", digest=command_digest(b"other"))))  # reused
         ops.append(("clear_due", (gid, x.last - 1)))
         ops.append(("clear_due", (gid, x.last if i % 2 else -1)))
+        if i % 2 == 0:
+            ops.append(("clear_due", (gid, x.last, CREATED_AT + 99_000 + i)))  # due again later (to close it)
         ops.append(("put_token", (f"{i:064x}", b"token %d" % i)))
         ops.append(("put_player", (f"p-{i}", {"name": f"player {i}", "n": str(i)})))
     return ops

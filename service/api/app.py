@@ -9,7 +9,6 @@ import logging
 import os
 import socket
 import tempfile
-
 from collections.abc import AsyncIterator
 from pathlib import Path
 

@@ -120,7 +120,7 @@ class Games:
                 batch, self._tails = self._tails, []
                 try:
                     reads = await self.store.read_many([(game_id, after, None) for game_id, after, _ in batch])
-                except Exception as e:  # every waiting read must hear of it
+                except Exception as e:  # noqa: BLE001 - every waiting read must hear of it
                     for *_, future in batch:
                         if not future.done():
                             future.set_exception(e)

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 import msgspec
 
 from .base import Command, Config, Event, Player, Secret
 from .common import (
-    CardId, Close, Create, GameClosed, GameCreatedBase, Seat, SeatTaken, SeedRevealed, TakeSeat, Timeout,
-)  # fmt: skip
+    CardId,
+    Close,
+    Create,
+    GameClosed,
+    GameCreatedBase,
+    Seat,
+    SeatTaken,
+    SeedRevealed,
+    TakeSeat,
+    Timeout,
+)
 
 Position = Annotated[int, msgspec.Meta(ge=0, le=255)]
 
@@ -222,36 +231,36 @@ class GameWon(Event, tag="game_won"):
     points: int
 
 
-FreeParkingEvent = Union[
-    GameCreated,
-    SeatTaken,
-    RoundDealt,
-    TurnBegan,
-    CardsDrawn,
-    DeckReshuffled,
-    MeterFed,
-    ErrandRun,
-    ThreeSwapped,
-    CardDiscarded,
-    TimeExpiresPlayed,
-    OfficerJonesPlayed,
-    SecondChanceDrawn,
-    ResponseAwaited,
-    ChoiceAwaited,
-    TalkedOut,
-    Accepted,
-    Chosen,
-    MeterSet,
-    PointCardsFanned,
-    PointCardMoved,
-    PlacesTraded,
-    ActionResolved,
-    TurnEnded,
-    RoundEnded,
-    GameWon,
-    SeedRevealed,
-    GameClosed,
-]
+FreeParkingEvent = (
+    GameCreated
+    | SeatTaken
+    | RoundDealt
+    | TurnBegan
+    | CardsDrawn
+    | DeckReshuffled
+    | MeterFed
+    | ErrandRun
+    | ThreeSwapped
+    | CardDiscarded
+    | TimeExpiresPlayed
+    | OfficerJonesPlayed
+    | SecondChanceDrawn
+    | ResponseAwaited
+    | ChoiceAwaited
+    | TalkedOut
+    | Accepted
+    | Chosen
+    | MeterSet
+    | PointCardsFanned
+    | PointCardMoved
+    | PlacesTraded
+    | ActionResolved
+    | TurnEnded
+    | RoundEnded
+    | GameWon
+    | SeedRevealed
+    | GameClosed
+)
 
 
 # --- commands -----------------------------------------------------------------------------------
@@ -312,23 +321,23 @@ class Choose(Command, tag="choose"):
     position: Position | None = None
 
 
-FreeParkingClientCommand = Union[
-    FeedMeter,
-    RunErrand,
-    FreeParking,
-    TimeExpires,
-    SwapThree,
-    Discard,
-    DrawSecondChance,
-    EndTurn,
-    OfficerJones,
-    TalkOut,
-    Accept,
-    Choose,
-]
+FreeParkingClientCommand = (
+    FeedMeter
+    | RunErrand
+    | FreeParking
+    | TimeExpires
+    | SwapThree
+    | Discard
+    | DrawSecondChance
+    | EndTurn
+    | OfficerJones
+    | TalkOut
+    | Accept
+    | Choose
+)
 """What a seat may send (the request body of ``POST /games/{id}/commands``)."""
 
 SERVER_COMMANDS = (Create, TakeSeat, Timeout, Close)
 
-FreeParkingCommand = Union[FreeParkingClientCommand, Create, TakeSeat, Timeout, Close]
+FreeParkingCommand = FreeParkingClientCommand | Create | TakeSeat | Timeout | Close
 """Every command the rules decide: a seat's, or the server's own."""

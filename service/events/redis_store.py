@@ -292,7 +292,7 @@ class RedisStore(Store):
                 batch, self._queue = self._queue, []
                 try:
                     results = await self._run(batch)
-                except Exception as e:  # every waiting append must hear of it, whatever it was
+                except Exception as e:  # noqa: BLE001 - every waiting append must hear of it, whatever it was
                     if unavailable(e):
                         e = StoreUnavailable(str(e))
                     for _, fut in batch:

@@ -7,7 +7,7 @@ same convention as ``service/rules/solitaire/layout.py``.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -81,18 +81,18 @@ class GameLost(Event, tag="game_lost"):
     runs: tuple[int, int, int, int]
 
 
-SolitaireEvent = Union[
-    GameCreated,
-    SeatTaken,
-    LayoutDealt,
-    CardMoved,
-    Redealt,
-    Undone,
-    GameWon,
-    GameLost,
-    SeedRevealed,
-    GameClosed,
-]
+SolitaireEvent = (
+    GameCreated
+    | SeatTaken
+    | LayoutDealt
+    | CardMoved
+    | Redealt
+    | Undone
+    | GameWon
+    | GameLost
+    | SeedRevealed
+    | GameClosed
+)
 
 
 # --- commands ------------------------------------------------------------------------------------
@@ -117,8 +117,8 @@ class Resign(Command, tag="resign"):
     pass
 
 
-SolitaireClientCommand = Union[Move, Redeal, Undo, Resign]
+SolitaireClientCommand = Move | Redeal | Undo | Resign
 
 SERVER_COMMANDS = (Create, TakeSeat, Close)
 
-SolitaireCommand = Union[SolitaireClientCommand, Create, TakeSeat, Close]
+SolitaireCommand = SolitaireClientCommand | Create | TakeSeat | Close

@@ -15,8 +15,16 @@ import msgspec
 from service.events.audit import line
 from service.events.common import Close
 from service.events.envelope import (
-    GENESIS, Envelope, actor_name, actor_seat, canonical, has_secret, redacted, seal, seed_commitment,
-)  # fmt: skip
+    GENESIS,
+    Envelope,
+    actor_name,
+    actor_seat,
+    canonical,
+    has_secret,
+    redacted,
+    seal,
+    seed_commitment,
+)
 from service.events.export import ExportHeader
 
 from . import free_parking, monopoly, solitaire
@@ -47,7 +55,7 @@ def seat_range(kind: str) -> tuple[int, int]:
 class Game:
     """A game's decider state at ``state.version`` and the chain ``head`` there."""
 
-    __slots__ = ("rules", "game_id", "seed", "state", "head", "last_at", "created_at")
+    __slots__ = ("created_at", "game_id", "head", "last_at", "rules", "seed", "state")
 
     def __init__(self, rules: ModuleType, game_id: str, seed: bytes, state: Any, head: str, last_at: int) -> None:
         self.rules = rules

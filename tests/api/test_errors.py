@@ -17,7 +17,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.api.conftest import ADMIN, ADMIN_HEADERS, bearer, fresh_app, make_settings
-from tests.api.helpers import TIME_EXPIRES_SEED, assert_error, card_of, log_of, new_game, seeded_game, time_expires_pending, view
+from tests.api.helpers import (
+    TIME_EXPIRES_SEED,
+    assert_error,
+    card_of,
+    log_of,
+    new_game,
+    seeded_game,
+    time_expires_pending,
+    view,
+)
 from tests.http import serving
 from tests.servers import ALWAYS
 

@@ -23,7 +23,8 @@ from service.events.common import Close, Create, TakeSeat
 from service.events.export import load
 from service.rules.engine import Game
 from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings
-from tests.api.helpers import assert_error, fill, log_of, new_game as api_game, view
+from tests.api.helpers import assert_error, fill, log_of, view
+from tests.api.helpers import new_game as api_game
 from tests.http import serving
 from tests.stores import drop_namespace_at
 
@@ -119,7 +120,7 @@ async def assert_closed(api, game_id: str) -> list[dict]:
     """The game was closed by the server, as DESIGN.md's server actions are: its log says so, and it verifies."""
     v = await until(lambda: closed_view(api, game_id))
     assert v["closed"] == {"reason": "idle", "idle_ms": IDLE} and v["legal"] == []
-    version, _, log = await log_of(api, game_id)
+    _, _, log = await log_of(api, game_id)
     closed, revealed = log[-2], log[-1]
     assert [e["type"] for e in log].count("game_closed") == 1 and revealed["type"] == "seed_revealed"
     assert closed["public"] == {"type": "game_closed", "reason": "idle", "idle_ms": IDLE}

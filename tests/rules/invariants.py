@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 import msgspec
 
@@ -32,7 +32,7 @@ VALUE = {c.id: c.value or 0 for c in cards.playing_deck(2)}
 POINT_IDS = frozenset(c.id for c in cards.playing_deck(2) if c.kind == "point")
 
 
-@lru_cache(maxsize=None)
+@cache
 def decks(sets: int) -> tuple[frozenset[str], frozenset[str]]:
     """The ids of every playing card and every Second Chance card of ``sets`` sets."""
     return (

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import random
-from functools import lru_cache
+from functools import cache
 
 import msgspec
 from hypothesis import HealthCheck, event, given, settings
@@ -33,7 +33,7 @@ ALL_SC = [c.id for c in cards.second_chance_deck(2)]
 NONSENSE = ["XX-9", "P10-99", "OJ-0", "p10-1", "P10-1 ", "SC-nothing-1", "M20", "-", "x" * 40]
 
 
-@lru_cache(maxsize=None)
+@cache
 def pool() -> tuple[State, ...]:
     """Reachable states: before the deal, half-seated, and between commands of seeded games of 2–8 seats."""
     out: list[State] = []
@@ -190,7 +190,7 @@ def check_outcome(s: State, command: msgspec.Struct, seat: int | None, at: int) 
     checker = Checker(s.n)
     folded = s
     for e in events:
-        type_, public, secret = CODEC.split(e)  # the log can store it…
+        _, public, secret = CODEC.split(e)  # the log can store it…
         assert CODEC.join(public, secret) == e  # …and read it back
         folded = evolve(folded, e)
         checker.after_event(folded, e)

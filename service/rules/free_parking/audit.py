@@ -14,7 +14,6 @@ from service.events import free_parking as ev
 from service.events.common import GameClosed, SeatTaken, SeedRevealed
 
 from .. import close
-
 from .cards import effect_of
 
 _EFFECTS = {

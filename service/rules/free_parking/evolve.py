@@ -13,7 +13,6 @@ from service.events import free_parking as ev
 from service.events.common import GameClosed, SeatTaken, SeedRevealed
 
 from ..close import closed_of
-
 from .actions import script
 from .state import Action, Pending, State, with_seat, without
 

@@ -10,7 +10,6 @@ from service.events.base import Player
 from service.events.free_parking import FreeParkingConfig
 
 from ..close import Closed
-
 from . import cards
 
 Phase = Literal["new", "waiting", "main", "after_main", "finished"]

@@ -15,7 +15,6 @@ from service.events import monopoly as ev
 from service.events.common import GameClosed, SeatTaken, SeedRevealed
 
 from .. import close
-
 from .board import HOTEL, name
 from .cards import CARDS
 

@@ -15,7 +15,6 @@ from service.events import monopoly as ev
 from service.events.common import GameClosed, SeatTaken
 
 from ..close import closed_of
-
 from .board import HOTEL, JAIL
 from .cards import JAIL_CARDS
 from .state import Auction, Claim, Debt, Offer, SeatState, Shortage, State, Trade

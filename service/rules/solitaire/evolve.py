@@ -14,7 +14,6 @@ from service.events import solitaire as ev
 from service.events.common import GameClosed, SeatTaken
 
 from ..close import closed_of
-
 from .layout import Layout
 from .state import Seat, State, Step
 

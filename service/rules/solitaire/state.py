@@ -14,7 +14,6 @@ from service.events.base import Player
 from service.events.solitaire import SolitaireConfig
 
 from ..close import Closed
-
 from .layout import Layout, Played
 
 Phase = Literal["new", "waiting", "playing", "won", "lost"]

@@ -21,6 +21,7 @@ from service.bots import bot, next_move
 from service.events.base import Player
 from service.events.common import Close, Create, TakeSeat
 from service.events.export import load
+from service.events.keys import partition
 from service.rules.engine import Game
 from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings
 from tests.api.helpers import assert_error, fill, log_of, view
@@ -199,6 +200,8 @@ async def test_runners_closing_at_once_collapse_into_one_event(kind, tmp_path):
         store = api.app.ctx.store
         assert not await Runner(Games(store, idle_ms=IDLE)).act(game_id), "closed before the idle time"
         _, _, log = await log_of(api, game_id)
+        # nothing owed yet: the runner left the game due at its idle close, not out of the schedule
+        assert await store.r.zscore(store.keys.due(partition(game_id)), game_id) == log[-1]["at"] + IDLE
         await until(lambda: _past(log[-1]["at"] + IDLE))
         one, two = Runner(Games(store, idle_ms=IDLE)), Runner(Games(store, idle_ms=IDLE))
         await asyncio.gather(one.act(game_id), one.act(game_id), two.act(game_id))

@@ -116,6 +116,25 @@ async def test_a_registered_player_has_a_bucket_that_follows_them_across_address
     assert await games(limited) == 7
 
 
+async def test_the_limit_holds_across_workers_on_one_redis(tmp_path):
+    """Two services on one Redis namespace, as two workers are: a client's games count in both."""
+    settings = make_settings("redis", tmp_path, rate_limits=True, games_burst=3, games_per_minute=1, proxies_count=1)
+    apps, clock = [fresh_app(settings), fresh_app(settings)], Clock()
+    try:
+        async with serving(apps[0]) as one, serving(apps[1]) as two:
+            for app in apps:
+                app.ctx.limiter.clock = clock
+            for api in (one, two, one):
+                assert (await create(api, at("10.9.0.1"))).status_code == 201
+            for api in (one, two):
+                assert_limited(await create(api, at("10.9.0.1")), "games", "address", 60)
+            clock.now += MINUTE
+            assert (await create(two, at("10.9.0.1"))).status_code == 201
+            assert (await create(one, at("10.9.0.1"))).status_code == 429
+    finally:
+        await drop_namespace_at(settings.redis_url, settings.namespace)
+
+
 async def test_a_guest_token_is_no_bucket_of_its_own(limited):
     game = (await create(limited, at("10.4.0.1"))).json()["game_id"]
     guest = (await limited.post(f"/games/{game}/seats", json={"name": "Gus"}, headers=at("10.4.0.1"))).json()["token"]

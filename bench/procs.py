@@ -126,6 +126,11 @@ def wait_healthy(port: int, proc: subprocess.Popen, timeout: float = 30) -> None
     raise RuntimeError(f"the server on port {port} did not answer /healthz within {timeout:.0f}s")
 
 
+UNLIMITED = {"rate_limits": "false", "idle_close_ms": "0"}
+"""What every benchmarked service runs with: the load generator creates its games from one address, as fast as it can,
+and no idle close (nothing the benchmarks measure should be closed from under them, or pay for its scheduling)."""
+
+
 @contextlib.contextmanager
 def service(workers: int = 1, redis_url: str | None = None, **settings: str) -> Iterator[tuple[str, subprocess.Popen]]:
     """``python -m service serve`` on a free port: on ``redis_url`` under a namespace of its own (its keys deleted
@@ -133,7 +138,7 @@ def service(workers: int = 1, redis_url: str | None = None, **settings: str) -> 
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("FREE_PARKING_")}
     ns = namespace()
-    env.update({f"FREE_PARKING_{k.upper()}": v for k, v in settings.items()})
+    env.update({f"FREE_PARKING_{k.upper()}": v for k, v in {**UNLIMITED, **settings}.items()})
     env["FREE_PARKING_NAMESPACE"] = ns
     env["PYTHONPATH"] = str(ROOT)
     with tempfile.TemporaryDirectory(prefix="fp-bench-") as tmp:

@@ -19,6 +19,7 @@ from service.projections import Projector
 
 from . import errors, web
 from .games import Games
+from .limits import Limiter, limits_of
 from .live import bp as live_bp
 from .openapi import spec
 from .routes import bp
@@ -37,6 +38,8 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
     app.config.OAS_URL_PREFIX = "/docs"
     app.config.OAS_UI_DEFAULT = "swagger"
     app.config.OAS_UI_REDOC = False
+    if settings.proxies_count:  # else Sanic's own (SANIC_PROXIES_COUNT), like SANIC_REAL_IP_HEADER and SANIC_FORWARDED_SECRET
+        app.config.PROXIES_COUNT = settings.proxies_count
     app.ctx.settings = settings
     app.blueprint(bp)
     app.blueprint(tournaments_bp)
@@ -63,7 +66,10 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
         log.info("store: %s (%s); durability: %s", store.name, settings.redis_url or settings.data_dir, durability.guarantee)
         app.ctx.store = store
         app.ctx.durability = durability
-        app.ctx.games = Games(store, cache_size=settings.cache_size, bot_delay_ms=settings.bot_delay_ms)
+        app.ctx.games = Games(
+            store, cache_size=settings.cache_size, bot_delay_ms=settings.bot_delay_ms, idle_ms=settings.idle_close_ms
+        )
+        app.ctx.limiter = Limiter(store, limits_of(settings))
         app.ctx.stop = asyncio.Event()
         app.ctx.tasks = []
         loop = asyncio.get_running_loop()

@@ -88,6 +88,13 @@ async def caller(request: Request, store: Store, admin_token: str | None) -> Cal
 _callers: weakref.WeakKeyDictionary[Store, dict[str, Caller]] = weakref.WeakKeyDictionary()
 
 
+def is_admin(request: Request, admin_token: str | None) -> bool:
+    """Whether ``request`` carries the admin token: all a route that reads no other token needs to know."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    token = token.strip()
+    return bool(admin_token and scheme.lower() == "bearer" and token and hmac.compare_digest(token.encode(), admin_token.encode()))
+
+
 def require(who: Caller) -> Caller:
     if who.anonymous:
         raise ApiError(401, "unauthorized", "This needs a token: a seat's, a player's, or the admin's")

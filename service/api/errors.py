@@ -16,9 +16,10 @@ log = logging.getLogger("free_parking.api")
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str, **detail: Any) -> None:
+    def __init__(self, status: int, code: str, message: str, *, headers: dict[str, str] | None = None, **detail: Any) -> None:
         super().__init__(message)
         self.status, self.code, self.message, self.detail = status, code, message, detail
+        self.headers = headers or {}  # sent with the error: a 429's Retry-After
 
 
 class ErrorBody(msgspec.Struct):
@@ -73,7 +74,9 @@ def bad_body(e: Exception, code: str = "invalid_request") -> ApiError:
 def install(app: Sanic) -> None:
     @app.exception(ApiError)
     async def _api(request: Request, e: ApiError) -> HTTPResponse:
-        return error_response(e.status, e.code, e.message, e.detail)
+        response = error_response(e.status, e.code, e.message, e.detail)
+        response.headers.update(e.headers)
+        return response
 
     @app.exception(RuleViolation)
     async def _rule(request: Request, e: RuleViolation) -> HTTPResponse:

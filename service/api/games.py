@@ -27,7 +27,7 @@ from service.rules.errors import RuleViolation
 
 from .errors import ApiError, not_found
 from .kinds import KINDS
-from .schedule import due_at
+from .schedule import due_at, idle_due
 from .watch import Watches
 
 RETRIES = 4
@@ -50,8 +50,9 @@ class Executed(msgspec.Struct, frozen=True):
 
 
 class Games:
-    def __init__(self, store: Store, *, cache_size: int = 20_000, bot_delay_ms: int = 0) -> None:
+    def __init__(self, store: Store, *, cache_size: int = 20_000, bot_delay_ms: int = 0, idle_ms: int = 0) -> None:
         self.store = store
+        self.idle_ms = idle_ms  # a game nobody moved in for this long is closed (0: never; see schedule.idle_due)
         self.cache: OrderedDict[str, Game] = OrderedDict()
         self.cache_size = cache_size
         self.bot_delay_ms = bot_delay_ms
@@ -123,7 +124,7 @@ class Games:
                 batch, self._tails = self._tails, []
                 try:
                     reads = await self.store.read_many([(game_id, after, None) for game_id, after, _ in batch])
-                except Exception as e:  # every waiting read must hear of it
+                except Exception as e:  # noqa: BLE001 - every waiting read must hear of it
                     for *_, future in batch:
                         if not future.done():
                             future.set_exception(e)
@@ -201,15 +202,7 @@ class Games:
             claim = {"claims": self.store.keys.tournament_seats(tournament), "claim": player.player_id}
         for _ in range(RETRIES):
             game = await self.fresh(game_id)
-            seated = {st.player.player_id for st in game.state.seats if st.player}
-            if player.player_id in seated:
-                raise ApiError(409, "already_seated", "This player already has a seat at this game")
-            if game.rules.status_of(game.state) != "waiting":
-                raise ApiError(409, "game_full", "Every seat of this game is taken", game_id=game_id)
-            free = sum(st.player is None for st in game.state.seats)
-            if player.player_id not in reserved and free <= len(reserved - seated):
-                raise ApiError(409, "seat_reserved", "Every free seat of this table is reserved for a registered player: "
-                               "join with that player's token", game_id=game_id)
+            self.check_seat(game, player, reserved)
             try:
                 taken = sum(st.player is not None for st in game.state.seats) + 1  # for GET /games
                 executed = await self._append(game, TakeSeat(player=player), None, None, "", meta={"taken": str(taken)}, **claim)
@@ -221,6 +214,19 @@ class Games:
             seat = next(i for i, st in enumerate(executed.game.state.seats) if st.player == player)
             return executed.game, seat
         raise ApiError(409, "version_conflict", "The game changed while you joined; try again")
+
+    @staticmethod
+    def check_seat(game: Game, player: Player, reserved: frozenset[str] = frozenset()) -> None:
+        """409 unless ``player`` may take a seat of ``game`` now (see ``seat``)."""
+        seated = {st.player.player_id for st in game.state.seats if st.player}
+        if player.player_id in seated:
+            raise ApiError(409, "already_seated", "This player already has a seat at this game")
+        if game.rules.status_of(game.state) != "waiting":
+            raise ApiError(409, "game_full", "Every seat of this game is taken", game_id=game.game_id)
+        free = sum(st.player is None for st in game.state.seats)
+        if player.player_id not in reserved and free <= len(reserved - seated):
+            raise ApiError(409, "seat_reserved", "Every free seat of this table is reserved for a registered player: "
+                           "join with that player's token", game_id=game.game_id)
 
     # --- commands -----------------------------------------------------------------------------
 
@@ -305,7 +311,10 @@ class Games:
         now = now if now is not None else now_ms()
         envelopes, state = game.decide(command, seat, now, command_id)
         status = game.rules.status_of(state)
-        due = due_at(_Peek(game, state, envelopes), now, self.bot_delay_ms)
+        peek = _Peek(game, state, envelopes)
+        owed = due_at(peek, now, self.bot_delay_ms)
+        idle = idle_due(peek, self.idle_ms)
+        due = min((t for t in (owed, idle) if t is not None), default=None)
         result = await self.store.append(
             AppendRequest(
                 game_id=game.game_id,
@@ -328,8 +337,8 @@ class Games:
                 game.commit(envelopes, state)
             else:
                 self.cache.pop(game.game_id, None)
-            if due is not None and self.on_due is not None:
-                self.on_due(game.game_id, due)
+            if owed is not None and self.on_due is not None:  # an idle close is far off: the runner's scans find it
+                self.on_due(game.game_id, owed)
             self.watches.wake(game.game_id)
             return Executed(envelopes, game)
         if result.outcome == "conflict":
@@ -381,4 +390,4 @@ class _Peek:
 
     def __init__(self, game: Game, state: Any, envelopes: list[Envelope]) -> None:
         self.game_id, self.rules, self.state = game.game_id, game.rules, state
-        self.version = envelopes[-1].seq
+        self.version, self.last_at = envelopes[-1].seq, envelopes[-1].at

@@ -14,10 +14,10 @@ from typing import Any, Union
 import msgspec
 
 from service.bots import BOTS
-from service.events.common import Create, TakeSeat, Timeout
+from service.events.common import Close, Create, TakeSeat, Timeout
 from service.rules.engine import GAMES, seat_range
 
-SERVER_COMMANDS = (Create, TakeSeat, Timeout)
+SERVER_COMMANDS = (Create, TakeSeat, Timeout, Close)
 """Commands only the service sends: decoded from a client too, so that the rules refuse them (422 ``server_only``),
 but never documented as a client's."""
 

@@ -26,6 +26,7 @@ _STATUS_TEXT = {
     409: "Stale `expected_version`, a reused `command_id`, a seat taken or a game full",
     413: "Body over the size limit (`body_too_large`)",
     422: "The rules forbid it now (a rule code: `not_your_turn`, `meter_too_low`, …), or the command is another kind's (`wrong_kind`)",
+    429: "Too many new players or games from this client: wait `Retry-After` seconds (`rate_limited`, `detail.retry_after`)",
     503: "The store cannot be reached; nothing was written (`store_unavailable`)",
 }
 
@@ -45,6 +46,8 @@ class Operation:
     headers: dict[str, tuple[str | dict[str, Any], str]] = field(default_factory=dict)  # request headers, as ``query``
     auth: str = "optional"
 
+
+RETRY_AFTER = {"description": "whole seconds to wait before trying again (at least 1)", "schema": {"type": "integer", "minimum": 1}}
 
 REGISTRY: list[Operation] = []
 REF = "#/components/schemas/{name}"
@@ -159,6 +162,8 @@ def _operation(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
         responses[str(status)] = {"description": _STATUS_TEXT.get(status, "OK"), "content": content}
     for status in op.errors:
         responses[str(status)] = {"description": _STATUS_TEXT[status], "content": {"application/json": {"schema": refs[ErrorResponse]}}}
+        if status == 429:
+            responses[str(status)]["headers"] = {"Retry-After": RETRY_AFTER}
     out["responses"] = responses
     if op.auth != "none":
         out["security"] = [{"bearer": []}] if op.auth == "required" else [{}, {"bearer": []}]

@@ -22,7 +22,7 @@ from service.projections import (
 from service.rules.engine import GAMES, Game, audit_lines, export_header, seat_record
 
 from . import schemas as s
-from .auth import Caller, TokenRecord, caller, issue, new_id, require
+from .auth import Caller, TokenRecord, caller, is_admin, issue, new_id, require
 from .errors import ApiError, bad_body
 from .games import Games, SeatOf, Unseated, now_ms
 from .kinds import KINDS, default_seats, other_kind
@@ -119,9 +119,12 @@ def _int_arg(request: Request, name: str, default: int, low: int, high: int) -> 
 
 
 @bp.post("/players")
-@doc("post", "/players", "Register a player", body=s.RegisterPlayer, answers={201: s.PlayerCreated}, errors=(400, 413, 503), auth="none")
+@doc("post", "/players", "Register a player", body=s.RegisterPlayer, answers={201: s.PlayerCreated}, errors=(400, 413, 429, 503), auth="none")
 async def register(request: Request) -> HTTPResponse:
+    """Limited per client address (docs/limits.md): it takes no token, registering is what gives one."""
     body = _decode(request, s.RegisterPlayer)
+    admin = is_admin(request, request.app.ctx.settings.admin_token)
+    await request.app.ctx.limiter.charge("players", request, Caller(admin=admin))
     player_id = new_id("p")
     await request.app.ctx.store.put_player(player_id, {"name": body.name, "created_at": str(now_ms())})
     token = await issue(request.app.ctx.store, TokenRecord(kind="player", player_id=player_id, name=body.name))
@@ -132,10 +135,12 @@ async def register(request: Request) -> HTTPResponse:
 
 
 @bp.post("/games")
-@doc("post", "/games", "Create a game", body=s.CreateGame, answers={201: s.GameCreatedAnswer}, errors=(400, 401, 403, 413, 503))
+@doc("post", "/games", "Create a game", body=s.CreateGame, answers={201: s.GameCreatedAnswer}, errors=(400, 401, 403, 413, 429, 503))
 async def create_game(request: Request) -> HTTPResponse:
     """``seed`` fixes the deal: the admin's, or a solitaire player's own choice (nobody else sees that one table's
-    hands); such a game is marked in its config (``seed_chosen``) and counted apart in the player's statistics."""
+    hands); such a game is marked in its config (``seed_chosen``) and counted apart in the player's statistics.
+    Limited per client address and per registered player (docs/limits.md); only a request that would create a
+    game is counted."""
     body = _decode(request, s.CreateGame)
     who = await _caller(request)
     kind = KINDS.get(body.kind)
@@ -143,6 +148,7 @@ async def create_game(request: Request) -> HTTPResponse:
     Games.config(body.kind, seats, body.options)  # a bad kind, seats or options: 400 before any question of the seed
     if body.seed is not None and not who.admin and not (kind and kind.chosen_seed):
         raise ApiError(403, "forbidden", "Only the admin may fix this game's seed: whoever knows it sees every hand")
+    await request.app.ctx.limiter.charge("games", request, who)
     game = await _games(request).create(body.kind, seats, body.options, bytes.fromhex(body.seed) if body.seed else None)
     commitment = seed_commitment(game.seed)
     return _answer(s.GameCreatedAnswer(game.game_id, body.kind, seats, commitment, game.version, game.head), 201)
@@ -195,6 +201,7 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
     else:
         assert body.name is not None
         player = Player(name=body.name, player_id=new_id("g"), guest=True)
+        Games.check_seat(await _games(request).fresh(game_id), player, reserved)  # a refused join writes no token
         token = await issue(store, TokenRecord(kind="guest", player_id=player.player_id, name=body.name, game_id=game_id))
     game, seat = await _games(request).seat(game_id, player, reserved, tournament=meta.get("tournament"))
     return _answer(s.SeatAnswer(seat, token or "", player.player_id or ""), 201)

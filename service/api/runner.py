@@ -21,7 +21,7 @@ from service.rules.errors import RuleViolation
 
 from .errors import ApiError
 from .games import Games, now_ms
-from .schedule import server_move
+from .schedule import idle_due, server_move
 
 log = logging.getLogger("free_parking.runner")
 
@@ -81,7 +81,7 @@ class Runner:
 
     async def act(self, game_id: str, *, clear: bool = True) -> bool:
         game = await self.games.fresh(game_id)
-        move = server_move(game, now_ms())
+        move = server_move(game, now_ms(), self.games.idle_ms)
         if move is None:
             if clear:
                 meta = await self.games.store.meta(game_id)
@@ -90,7 +90,8 @@ class Runner:
                     # cache holds (Redis restarted without them). Forget them; the next look folds the store again.
                     self.games.cache.pop(game_id, None)
                     return False
-                await self.games.store.clear_due(game_id, game.version)
+                # nothing owed now (a bot let the moment pass): only the idle close is left to come, if any
+                await self.games.store.clear_due(game_id, game.version, later=idle_due(game, self.games.idle_ms))
             return False
         try:
             await self.games.execute(

@@ -1,7 +1,8 @@
-"""When the server owes a game an action, and which: a passed deadline, or a server-seated bot's move.
+"""When the server owes a game an action, and which: a passed deadline, a server-seated bot's move, or closing a
+game nobody joined or moved in for the idle time.
 
 Every append records the game's next due time in its partition's ``due`` set, so any worker — or a
-worker started after a crash — finds overdue deadlines and waiting bots again.
+worker started after a crash — finds overdue deadlines, waiting bots and idle games again.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections import OrderedDict
 import msgspec
 
 from service.bots import Bot, awaited, bot, holds_up, next_move
-from service.events.common import Timeout
+from service.events.common import Close, Timeout
 from service.rules.engine import Game
 
 
@@ -74,8 +75,37 @@ def due_at(game: Game, now: int, bot_delay_ms: int = 0) -> int | None:
     return None
 
 
-def server_move(game: Game, now: int) -> ServerMove | None:
-    """What the server does for this game now: time out an overdue wait, or play a bot's move."""
+def idle_due(game: Game, idle_ms: int) -> int | None:
+    """When the server closes the game if nobody moves first: its last event's time + ``idle_ms`` (0: never), for a
+    game waiting or playing. A game of bots alone is never idle: the server plays it."""
+    status = game.rules.status_of(game.state)
+    if not idle_ms or status not in ("waiting", "playing"):
+        return None
+    if status == "playing" and len(bot_seats(game)) == len(game.state.seats):
+        return None
+    return game.last_at + idle_ms
+
+
+def next_due(game: Game, now: int, bot_delay_ms: int = 0, idle_ms: int = 0) -> int | None:
+    """The next moment the server must look at the game: for a move it owes (``due_at``) or to close it, if sooner."""
+    times = [t for t in (due_at(game, now, bot_delay_ms), idle_due(game, idle_ms)) if t is not None]
+    return min(times, default=None)
+
+
+def server_move(game: Game, now: int, idle_ms: int = 0) -> ServerMove | None:
+    """What the server does for this game now: time out an overdue wait, play a bot's move, or — owing it nothing
+    else — close it once nobody has moved for ``idle_ms`` (``close:<game>:<version>``: two workers, one event)."""
+    move = _owed_move(game, now)
+    if move is not None:
+        return move
+    idle = idle_due(game, idle_ms)
+    if idle is not None and now >= idle:
+        return ServerMove(Close(idle_ms=idle_ms, since=game.last_at), None, f"close:{game.game_id}:{game.version}")
+    return None
+
+
+def _owed_move(game: Game, now: int) -> ServerMove | None:
+    """Time out an overdue wait, or play a bot's move."""
     s, rules = game.state, game.rules
     if rules.status_of(s) != "playing":
         return None
@@ -86,12 +116,17 @@ def server_move(game: Game, now: int) -> ServerMove | None:
             return ServerMove(Timeout(), None, f"timeout:{game.game_id}:{game.version}")
         if holds_up(s):
             return None
-    players = [seated_bot(game.game_id, i, rules.KIND, bots[i]) if i in bots else bot(rules.KIND, "random") for i in range(s.n)]
-    rnd = random.Random(f"{game.game_id}:{game.version}")
-    move = next_move(rules, s, players, rnd, seats=set(bots))
+    move = _bot_move(game, bots) if bots else None  # people alone: no bot to ask (a solitaire has no "random" one)
     if move is None:
         if pending is not None and now >= pending.deadline_at:  # the bots awaited let it pass: the deadline holds
             return ServerMove(Timeout(), None, f"timeout:{game.game_id}:{game.version}")
         return None
     seat, command = move
     return ServerMove(command, seat, f"bot:{game.game_id}:{game.version}")
+
+
+def _bot_move(game: Game, bots: dict[int, str]) -> tuple[int, msgspec.Struct] | None:
+    """The move of one of the server's bots now, if any makes one (the other seats' stand-ins are never asked)."""
+    s, rules = game.state, game.rules
+    players = [seated_bot(game.game_id, i, rules.KIND, bots[i]) if i in bots else bot(rules.KIND, "random") for i in range(s.n)]
+    return next_move(rules, s, players, random.Random(f"{game.game_id}:{game.version}"), seats=set(bots))

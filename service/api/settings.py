@@ -37,6 +37,13 @@ class Settings(msgspec.Struct, kw_only=True):
     store_connections: int = CONNECTIONS  # per worker; more concurrent requests wait for one (service/events/pool.py)
     store_wait_ms: int = WAIT_MS  # how long a request waits for a store connection before 503 store_busy
     backlog: int = 1024  # connections the kernel holds for the workers to accept (Sanic's 100 drops a burst's SYNs)
+    rate_limits: bool = True  # per-client limits on new players and games (docs/limits.md); false: none
+    games_burst: int = 20  # new games a client may create at once…
+    games_per_minute: int = 60  # …and then a minute (0: games are not limited)
+    players_burst: int = 20
+    players_per_minute: int = 6
+    idle_close_ms: int = 24 * 3600 * 1000  # a game nobody joined or moved in for this long is closed (0: never)
+    proxies_count: int = 0  # proxies in front that append to X-Forwarded-For: the client is the address they saw
 
     @property
     def store_name(self) -> str:

@@ -67,7 +67,7 @@ async def _service(args: argparse.Namespace) -> AsyncIterator[httpx.AsyncClient]
     with tempfile.TemporaryDirectory(prefix="free-parking-demo-") as tmp:
         env = Settings.from_env()
         settings = Settings(data_dir=args.data or Path(tmp), redis_url=env.redis_url, namespace=env.namespace,
-                            runner_interval_ms=200, admin_token=env.admin_token)
+                            runner_interval_ms=200, admin_token=env.admin_token, rate_limits=False)  # a private service
         app = create_app(settings, name="free_parking_demo")
         async with serving_here(app) as url, httpx.AsyncClient(base_url=url, timeout=30) as client:
             yield client

@@ -47,6 +47,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cluster", choices=("auto", "yes", "no"), default=env.cluster,
                    help="is REDIS_URL a node of a Redis Cluster? auto (default): ask it (INFO cluster)")
     p.add_argument("--bot-delay-ms", type=int, default=env.bot_delay_ms, help="how long server-seated bots wait before they move")
+    p.add_argument("--idle-close-ms", type=int, default=env.idle_close_ms,
+                   help=f"close a game nobody joined or moved in for this long (default {env.idle_close_ms}: 24 h; 0: never)")
+    limits = p.add_argument_group("limits on new players and games, per client address and per player (docs/limits.md)")
+    limits.add_argument("--no-rate-limits", dest="rate_limits", action="store_false", default=env.rate_limits,
+                        help="no limit at all (FREE_PARKING_RATE_LIMITS=false)")
+    for what in ("games", "players"):
+        burst, rate = getattr(env, f"{what}_burst"), getattr(env, f"{what}_per_minute")
+        limits.add_argument(f"--{what}-burst", type=int, default=burst, help=f"new {what} at once (default {burst})")
+        limits.add_argument(f"--{what}-per-minute", type=int, default=rate, help=f"then new {what} a minute (default {rate}; 0: no limit)")
+    limits.add_argument("--proxies-count", type=int, default=env.proxies_count,
+                        help="proxies in front of the service that append to X-Forwarded-For (default 0: the peer is the client)")
+
+
+LIMIT_FIELDS = ("idle_close_ms", "rate_limits", "games_burst", "games_per_minute", "players_burst", "players_per_minute", "proxies_count")
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -64,6 +78,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
             "cluster": args.cluster,
             "allow_volatile": args.allow_volatile,
             "bot_delay_ms": args.bot_delay_ms,
+            **{f: getattr(args, f) for f in LIMIT_FIELDS},
         }
     )
 

@@ -1,8 +1,8 @@
-"""Events and commands every game shares: creation, seating, the seed's reveal, the server's timeout."""
+"""Events and commands every game shares: creation, seating, the seed's reveal, the server's timeout and close."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -11,6 +11,7 @@ from .base import Command, Event, Player
 Seat = Annotated[int, msgspec.Meta(ge=0, le=7)]
 Hex64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
 CardId = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+Millis = Annotated[int, msgspec.Meta(ge=0, le=2**62)]
 
 
 class GameCreatedBase(Event, kw_only=True):
@@ -25,6 +26,13 @@ class GameCreatedBase(Event, kw_only=True):
 class SeatTaken(Event, tag="seat_taken"):
     seat: int
     player: Player
+
+
+class GameClosed(Event, tag="game_closed"):
+    """The game ends with no winner: nobody joined or moved in it for ``idle_ms`` (the service's idle time then)."""
+
+    reason: Literal["idle"]
+    idle_ms: int
 
 
 class SeedRevealed(Event, tag="seed_revealed"):
@@ -45,3 +53,12 @@ class TakeSeat(Command, tag="take_seat"):
 
 class Timeout(Command, tag="timeout"):
     """Server only: a wait's deadline passed; the server answers on the waiting seat's behalf."""
+
+
+class Close(Command, tag="close"):
+    """Server only: nobody joined or moved since ``since`` (the time of the game's last event) for ``idle_ms``; the
+    rules accept it once ``at >= since + idle_ms``, so a replay re-decides it from the log alone. The fields default,
+    so that a client's bare ``{"type": "close"}`` is refused as the server's (422 ``server_only``), not as malformed."""
+
+    idle_ms: Millis = 0
+    since: Millis = 0

@@ -60,6 +60,7 @@ class EmbeddedStore(Store):
         client = fakeredis.FakeAsyncRedis(decode_responses=False, connection_pool_class=pool, max_connections=connections)
         super().__init__(client, namespace)
         self._lock = asyncio.Lock()
+        self._buckets = asyncio.Lock()  # rate limits: their own lock, never the journal's
         self._journal_path = data_dir / JOURNAL if data_dir else None
         self._journal: Journal | None = None
         self._fsync = fsync
@@ -166,6 +167,27 @@ class EmbeddedStore(Store):
 
     async def ping(self) -> bool:
         return self._broken is None and await super().ping()
+
+    async def rate_take(self, bucket: str, now: int, interval_ms: int, burst: int) -> int:
+        """The rate script's contract (``RATE_TAKE_LUA``), step for step; not journalled: a restart empties every bucket."""
+        key = self.keys.bucket(bucket)
+        async with self._buckets:
+            tat = max(int(await self._read(self.r.get(key)) or 0), now)
+            wait = tat + interval_ms - burst * interval_ms - now
+            if wait > 0:
+                return wait
+            await self._read(self.r.set(key, tat + interval_ms, px=tat + interval_ms - now))
+            return 0
+
+    async def rate_give_back(self, bucket: str, now: int, interval_ms: int) -> None:
+        """``RATE_GIVE_BACK_LUA``, step for step."""
+        key = self.keys.bucket(bucket)
+        async with self._buckets:
+            tat = int(await self._read(self.r.get(key)) or 0) - interval_ms
+            if tat > now:
+                await self._read(self.r.set(key, tat, px=tat - now))
+            else:
+                await self._read(self.r.delete(key))
 
     async def _op_project_game(
         self, game_id: str, expected: int, applied: int, model: bytes, lines: list[str]

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 import msgspec
 
 from .base import Command, Config, Event, Player, Secret
-from .common import CardId, Create, GameCreatedBase, Seat, SeatTaken, SeedRevealed, TakeSeat, Timeout
+from .common import (
+    CardId,
+    Close,
+    Create,
+    GameClosed,
+    GameCreatedBase,
+    Seat,
+    SeatTaken,
+    SeedRevealed,
+    TakeSeat,
+    Timeout,
+)
 
 Position = Annotated[int, msgspec.Meta(ge=0, le=255)]
 
@@ -220,35 +231,36 @@ class GameWon(Event, tag="game_won"):
     points: int
 
 
-FreeParkingEvent = Union[
-    GameCreated,
-    SeatTaken,
-    RoundDealt,
-    TurnBegan,
-    CardsDrawn,
-    DeckReshuffled,
-    MeterFed,
-    ErrandRun,
-    ThreeSwapped,
-    CardDiscarded,
-    TimeExpiresPlayed,
-    OfficerJonesPlayed,
-    SecondChanceDrawn,
-    ResponseAwaited,
-    ChoiceAwaited,
-    TalkedOut,
-    Accepted,
-    Chosen,
-    MeterSet,
-    PointCardsFanned,
-    PointCardMoved,
-    PlacesTraded,
-    ActionResolved,
-    TurnEnded,
-    RoundEnded,
-    GameWon,
-    SeedRevealed,
-]
+FreeParkingEvent = (
+    GameCreated
+    | SeatTaken
+    | RoundDealt
+    | TurnBegan
+    | CardsDrawn
+    | DeckReshuffled
+    | MeterFed
+    | ErrandRun
+    | ThreeSwapped
+    | CardDiscarded
+    | TimeExpiresPlayed
+    | OfficerJonesPlayed
+    | SecondChanceDrawn
+    | ResponseAwaited
+    | ChoiceAwaited
+    | TalkedOut
+    | Accepted
+    | Chosen
+    | MeterSet
+    | PointCardsFanned
+    | PointCardMoved
+    | PlacesTraded
+    | ActionResolved
+    | TurnEnded
+    | RoundEnded
+    | GameWon
+    | SeedRevealed
+    | GameClosed
+)
 
 
 # --- commands -----------------------------------------------------------------------------------
@@ -309,23 +321,23 @@ class Choose(Command, tag="choose"):
     position: Position | None = None
 
 
-FreeParkingClientCommand = Union[
-    FeedMeter,
-    RunErrand,
-    FreeParking,
-    TimeExpires,
-    SwapThree,
-    Discard,
-    DrawSecondChance,
-    EndTurn,
-    OfficerJones,
-    TalkOut,
-    Accept,
-    Choose,
-]
+FreeParkingClientCommand = (
+    FeedMeter
+    | RunErrand
+    | FreeParking
+    | TimeExpires
+    | SwapThree
+    | Discard
+    | DrawSecondChance
+    | EndTurn
+    | OfficerJones
+    | TalkOut
+    | Accept
+    | Choose
+)
 """What a seat may send (the request body of ``POST /games/{id}/commands``)."""
 
-SERVER_COMMANDS = (Create, TakeSeat, Timeout)
+SERVER_COMMANDS = (Create, TakeSeat, Timeout, Close)
 
-FreeParkingCommand = Union[FreeParkingClientCommand, Create, TakeSeat, Timeout]
+FreeParkingCommand = FreeParkingClientCommand | Create | TakeSeat | Timeout | Close
 """Every command the rules decide: a seat's, or the server's own."""

@@ -73,6 +73,10 @@ class Keys:
     def token(self, digest: str) -> str:
         return f"{self.ns}:token:{digest}"
 
+    def bucket(self, name: str) -> str:
+        """A rate limit's bucket: one key of its own (no hash tag), so buckets spread over a cluster's slots."""
+        return f"{self.ns}:limit:{name}"
+
     def player(self, player_id: str) -> str:
         return f"{self.ns}:player:{player_id}"
 

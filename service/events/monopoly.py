@@ -7,12 +7,12 @@ the two card decks, shuffled once at the start (streams ``deck:chance`` and ``de
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 import msgspec
 
 from .base import Command, Config, Event, Secret
-from .common import Create, GameCreatedBase, SeatTaken, SeedRevealed, TakeSeat, Timeout
+from .common import Close, Create, GameClosed, GameCreatedBase, SeatTaken, SeedRevealed, TakeSeat, Timeout
 
 Square = Annotated[int, msgspec.Meta(ge=0, le=39)]
 Dollars = Annotated[int, msgspec.Meta(ge=0, le=10**9)]
@@ -21,7 +21,7 @@ CardId = Annotated[str, msgspec.Meta(pattern="^(CH|CC)[0-9]{2}$")]
 Deck = Literal["chance", "chest"]
 Level = Annotated[int, msgspec.Meta(ge=0, le=5)]
 """Buildings on a site: 0–4 houses, 5 a hotel."""
-Lot = Union[Square, Literal["house", "hotel"]]
+Lot = Square | Literal["house", "hotel"]
 
 
 class MonopolyConfig(Config):
@@ -325,46 +325,47 @@ class GameEnded(Event, tag="game_ended"):
     worth: tuple[int, ...]
 
 
-MonopolyEvent = Union[
-    GameCreated,
-    SeatTaken,
-    GameStarted,
-    TurnBegan,
-    DiceRolled,
-    Moved,
-    RollAgain,
-    SentToJail,
-    JailRollFailed,
-    LeftJail,
-    Paid,
-    CardDrawn,
-    JailCardReturned,
-    PurchaseOffered,
-    PropertyBought,
-    TaxChoiceAwaited,
-    IncomeTaxChosen,
-    AuctionOpened,
-    BidPlaced,
-    BidPassed,
-    AuctionClosed,
-    Built,
-    BuildingSold,
-    BuildingsSoldOff,
-    ShortageDeclared,
-    BuildingsClaimed,
-    ShortageResolved,
-    Mortgaged,
-    MortgageLifted,
-    TradeOffered,
-    TradeAccepted,
-    TradeClosed,
-    DebtOwed,
-    WentBankrupt,
-    PropertyTransferred,
-    TurnEnded,
-    GameEnded,
-    SeedRevealed,
-]
+MonopolyEvent = (
+    GameCreated
+    | SeatTaken
+    | GameStarted
+    | TurnBegan
+    | DiceRolled
+    | Moved
+    | RollAgain
+    | SentToJail
+    | JailRollFailed
+    | LeftJail
+    | Paid
+    | CardDrawn
+    | JailCardReturned
+    | PurchaseOffered
+    | PropertyBought
+    | TaxChoiceAwaited
+    | IncomeTaxChosen
+    | AuctionOpened
+    | BidPlaced
+    | BidPassed
+    | AuctionClosed
+    | Built
+    | BuildingSold
+    | BuildingsSoldOff
+    | ShortageDeclared
+    | BuildingsClaimed
+    | ShortageResolved
+    | Mortgaged
+    | MortgageLifted
+    | TradeOffered
+    | TradeAccepted
+    | TradeClosed
+    | DebtOwed
+    | WentBankrupt
+    | PropertyTransferred
+    | TurnEnded
+    | GameEnded
+    | SeedRevealed
+    | GameClosed
+)
 
 
 # --- commands ------------------------------------------------------------------------------------
@@ -451,25 +452,25 @@ class DeclareBankruptcy(Command, tag="declare_bankruptcy"):
     """Give up: everything goes to the creditor (or the bank)."""
 
 
-MonopolyClientCommand = Union[
-    Roll,
-    PayFine,
-    UseJailCard,
-    Buy,
-    Decline,
-    ChooseTax,
-    Bid,
-    PassBid,
-    Build,
-    ClaimBuildings,
-    SellBuilding,
-    Mortgage,
-    LiftMortgage,
-    OfferTrade,
-    AcceptTrade,
-    RejectTrade,
-    WithdrawTrade,
-    DeclareBankruptcy,
-]
+MonopolyClientCommand = (
+    Roll
+    | PayFine
+    | UseJailCard
+    | Buy
+    | Decline
+    | ChooseTax
+    | Bid
+    | PassBid
+    | Build
+    | ClaimBuildings
+    | SellBuilding
+    | Mortgage
+    | LiftMortgage
+    | OfferTrade
+    | AcceptTrade
+    | RejectTrade
+    | WithdrawTrade
+    | DeclareBankruptcy
+)
 
-MonopolyCommand = Union[MonopolyClientCommand, Create, TakeSeat, Timeout]
+MonopolyCommand = MonopolyClientCommand | Create | TakeSeat | Timeout | Close

@@ -68,11 +68,40 @@ for i = 2, #KEYS do
 end
 return {1, tonumber(ARGV[2])}
 """
-# forget a game's due action only if its version is still ARGV[1]: one script, so no append can land between
-# the check and the ZREM (its new due action would be lost). KEYS: meta, due (one slot); ARGV: version, game id
+# forget a game's due action (or, given ARGV[3], move it there) only if its version is still ARGV[1]: one script,
+# so no append can land between the check and the write (its new due action would be lost). KEYS: meta, due (one
+# slot); ARGV: version, game id, the later due time or ''
 CLEAR_DUE_LUA = """
 if redis.call('HGET', KEYS[1], 'version') == ARGV[1] then
+  if ARGV[3] ~= nil and ARGV[3] ~= '' then
+    return redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+  end
   return redis.call('ZREM', KEYS[2], ARGV[2])
+end
+return 0
+"""
+
+# a rate limit's bucket (GCRA): the theoretical arrival time of the next request, in ms; a token is taken when that
+# time, less the burst's allowance, is not in the future. KEYS: the bucket; ARGV: now, interval, burst. Answers 0
+# when taken, else the ms to wait. The key's TTL ends when the bucket is full again: an idle bucket vanishes.
+RATE_TAKE_LUA = """
+local now, interval, burst = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local tat = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), now)
+local wait = tat + interval - burst * interval - now
+if wait > 0 then
+  return wait
+end
+redis.call('SET', KEYS[1], string.format('%d', tat + interval), 'PX', string.format('%d', tat + interval - now))
+return 0
+"""
+# a token taken back into its bucket. KEYS: the bucket; ARGV: now, interval
+RATE_GIVE_BACK_LUA = """
+local now, interval = tonumber(ARGV[1]), tonumber(ARGV[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0') - interval
+if tat > now then
+  redis.call('SET', KEYS[1], string.format('%d', tat), 'PX', string.format('%d', tat - now))
+else
+  redis.call('DEL', KEYS[1])
 end
 return 0
 """
@@ -109,6 +138,8 @@ class RedisStore(Store):
         self._upsert = client.register_script(UPSERT_LUA)
         self._clear_due = client.register_script(CLEAR_DUE_LUA)
         self._leaderboard = client.register_script(LEADERBOARD_LUA)
+        self._rate_take = client.register_script(RATE_TAKE_LUA)
+        self._rate_give_back = client.register_script(RATE_GIVE_BACK_LUA)
         self._queue: list[tuple[AppendRequest, asyncio.Future[Appended]]] = []
         self._flushing = False
         self._flusher: asyncio.Task[None] | None = None  # held: the loop keeps only a weak reference to a task
@@ -219,9 +250,15 @@ class RedisStore(Store):
         done, stored = await self._upsert(keys=[key], args=[game_id, version, entry, 0])
         return Projected(done == 1, int(stored))
 
-    async def _op_clear_due(self, game_id: str, version: int) -> None:
+    async def _op_clear_due(self, game_id: str, version: int, later: int | None = None) -> None:
         keys = [self.keys.meta(game_id), self.keys.due(self._partition(game_id))]
-        await self._clear_due(keys=keys, args=[version, game_id])
+        await self._clear_due(keys=keys, args=[version, game_id, "" if later is None else later])
+
+    async def rate_take(self, bucket: str, now: int, interval_ms: int, burst: int) -> int:
+        return int(await self._read(self._rate_take(keys=[self.keys.bucket(bucket)], args=[now, interval_ms, burst])))
+
+    async def rate_give_back(self, bucket: str, now: int, interval_ms: int) -> None:
+        await self._read(self._rate_give_back(keys=[self.keys.bucket(bucket)], args=[now, interval_ms]))
 
     async def _op_put_token(self, digest: str, record: bytes) -> None:
         pipe = self.r.pipeline(transaction=False)
@@ -300,7 +337,7 @@ class RedisStore(Store):
                 batch, self._queue = self._queue, []
                 try:
                     results = await self._run(batch)
-                except Exception as e:  # every waiting append must hear of it, whatever it was
+                except Exception as e:  # noqa: BLE001 - every waiting append must hear of it, whatever it was
                     if unavailable(e):
                         e = StoreUnavailable(str(e))
                     for _, fut in batch:

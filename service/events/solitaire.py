@@ -7,12 +7,12 @@ same convention as ``service/rules/solitaire/layout.py``.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 import msgspec
 
 from .base import Command, Config, Event
-from .common import Create, GameCreatedBase, SeatTaken, SeedRevealed, TakeSeat
+from .common import Close, Create, GameClosed, GameCreatedBase, SeatTaken, SeedRevealed, TakeSeat
 
 CardText = Annotated[str, msgspec.Meta(pattern="^[A23456789TJQK][CDHS]$")]
 RowIndex = Annotated[int, msgspec.Meta(ge=0, le=3)]
@@ -81,17 +81,18 @@ class GameLost(Event, tag="game_lost"):
     runs: tuple[int, int, int, int]
 
 
-SolitaireEvent = Union[
-    GameCreated,
-    SeatTaken,
-    LayoutDealt,
-    CardMoved,
-    Redealt,
-    Undone,
-    GameWon,
-    GameLost,
-    SeedRevealed,
-]
+SolitaireEvent = (
+    GameCreated
+    | SeatTaken
+    | LayoutDealt
+    | CardMoved
+    | Redealt
+    | Undone
+    | GameWon
+    | GameLost
+    | SeedRevealed
+    | GameClosed
+)
 
 
 # --- commands ------------------------------------------------------------------------------------
@@ -116,8 +117,8 @@ class Resign(Command, tag="resign"):
     pass
 
 
-SolitaireClientCommand = Union[Move, Redeal, Undo, Resign]
+SolitaireClientCommand = Move | Redeal | Undo | Resign
 
-SERVER_COMMANDS = (Create, TakeSeat)
+SERVER_COMMANDS = (Create, TakeSeat, Close)
 
-SolitaireCommand = Union[SolitaireClientCommand, Create, TakeSeat]
+SolitaireCommand = SolitaireClientCommand | Create | TakeSeat | Close

@@ -178,9 +178,23 @@ class Store:
         table's seat append then refuses a player who holds a claim at another table (``AppendRequest.claim``)."""
         await self._write("claim_seats", tournament_id, seats)
 
-    async def clear_due(self, game_id: str, version: int) -> None:
-        """Forget a game's due server action, unless the game moved on since ``version``."""
-        await self._write("clear_due", game_id, version)
+    async def clear_due(self, game_id: str, version: int, later: int | None = None) -> None:
+        """Forget a game's due server action, unless the game moved on since ``version``; with ``later``, move it to
+        ``later`` instead (the game still needs the server then: to close it, nobody moving)."""
+        await self._write("clear_due", game_id, version, *(() if later is None else (later,)))
+
+    # --- rate limits: buckets kept outside the journal (a restart forgets them, which costs nothing) ---
+
+    async def rate_take(self, bucket: str, now: int, interval_ms: int, burst: int) -> int:
+        """Take one token from ``bucket`` (GCRA: ``burst`` at once, then one every ``interval_ms``): 0 when taken,
+        else the milliseconds until one is there. A bucket is one key whose TTL runs out when it is full again, so
+        an idle one vanishes. Each store makes it atomic its own way (``redis_store.py``: a script; ``embedded.py``:
+        under a lock of its own), never through ``_write``: limits need no journal."""
+        raise NotImplementedError
+
+    async def rate_give_back(self, bucket: str, now: int, interval_ms: int) -> None:
+        """Put back a token taken from ``bucket`` for a request that another bucket then refused."""
+        raise NotImplementedError
 
     # --- projections (service/projections): read models written beside the events -------------
 
@@ -270,10 +284,11 @@ class Store:
     async def _op_put_tournament(self, tournament_id: str, record: bytes) -> None:
         await self.r.set(self.keys.tournament(tournament_id), record, nx=True)
 
-    async def _op_clear_due(self, game_id: str, version: int) -> None:
+    async def _op_clear_due(self, game_id: str, version: int, later: int | None = None) -> None:
         meta = await self.r.hget(self.keys.meta(game_id), "version")
         if meta is not None and int(meta) == version:
-            await self.r.zrem(self.keys.due(self._partition(game_id)), game_id)
+            due = self.keys.due(self._partition(game_id))
+            await (self.r.zrem(due, game_id) if later is None else self.r.zadd(due, {game_id: later}))
 
     # --- reads --------------------------------------------------------------------------------
 

@@ -38,12 +38,12 @@ class SolitaireScore(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     seed_chosen: bool = False
     result: Literal["won", "lost"] | None = None
-    reason: Literal["no_moves", "resigned"] | None = None
+    reason: Literal["no_moves", "resigned", "idle"] | None = None
     runs: list[int] = []  # each row's run when the game ended
     moves: int = 0  # moves made, undone ones included
     undos: int = 0
     redeals: int = 0  # redeals standing at the end (one undone is given back)
-    time_ms: int | None = None  # from the first event to the last (the game's end)
+    time_ms: int | None = None  # from the first event to the last (the game's end; closed: to the last before the close)
 
 
 class Scores(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -181,6 +181,12 @@ def _game_won(s: Scores, e: Any, env: Envelope) -> None:
     s.finished_version, s.finished_at = env.seq, env.at
 
 
+def _closed(s: Scores, e: Any, env: Envelope) -> None:
+    """The server closed the game, nobody having moved (any kind): finished, with no winner."""
+    s.status, s.winner = "finished", None
+    s.finished_version, s.finished_at = env.seq, env.at
+
+
 # --- the solitaire -----------------------------------------------------------------------------
 
 WON_RUNS = [12, 12, 12, 12]
@@ -230,6 +236,12 @@ def _solitaire_lost(s: Scores, e: Any, env: Envelope) -> None:
     s.solitaire.reason, s.solitaire.runs = e.reason, list(e.runs)  # type: ignore[union-attr]
 
 
+def _solitaire_closed(s: Scores, e: Any, env: Envelope) -> None:
+    """Lost, as a game left for the configured time (RULES.md §2); its time runs to the last move, not to the close."""
+    _solitaire_ended(s, env, "lost")
+    s.solitaire.reason, s.solitaire.time_ms = "idle", s.updated_at - s.created_at  # type: ignore[union-attr]
+
+
 # --- Monopoly ----------------------------------------------------------------------------------
 
 
@@ -257,6 +269,7 @@ STEPS: dict[str, dict[str, Step]] = {
         "point_card_moved": _point_card_moved,
         "places_traded": _places_traded,
         "game_won": _game_won,
+        "game_closed": _closed,
     },
     "solitaire": {
         "game_created": _solitaire_created,
@@ -267,12 +280,14 @@ STEPS: dict[str, dict[str, Step]] = {
         "undone": _undone,
         "game_won": _solitaire_won,
         "game_lost": _solitaire_lost,
+        "game_closed": _solitaire_closed,
     },
     "monopoly": {
         "game_created": _game_created,
         "seat_taken": _seat_taken,
         "turn_began": _monopoly_turn_began,
         "game_ended": _monopoly_ended,
+        "game_closed": _closed,
     },
 }
 """Per kind, the events that change the scores (every other event only moves the version)."""

@@ -23,7 +23,7 @@ from service.rules.free_parking.standings import TableStanding, table_standing
 
 from . import scores as scores_model
 
-CHANGES = frozenset({"seat_taken", "round_ended", "game_won"})
+CHANGES = frozenset({"seat_taken", "round_ended", "game_won", "game_closed"})
 """The events after which a table's standing differs."""
 
 _encoder = msgspec.json.Encoder()

@@ -13,12 +13,22 @@ from typing import Any
 import msgspec
 
 from service.events.audit import line
+from service.events.common import Close
 from service.events.envelope import (
-    GENESIS, Envelope, actor_name, actor_seat, canonical, has_secret, redacted, seal, seed_commitment,
-)  # fmt: skip
+    GENESIS,
+    Envelope,
+    actor_name,
+    actor_seat,
+    canonical,
+    has_secret,
+    redacted,
+    seal,
+    seed_commitment,
+)
 from service.events.export import ExportHeader
 
 from . import free_parking, monopoly, solitaire
+from .errors import RuleViolation
 from .rng import RNG_ID
 
 GAMES: dict[str, ModuleType] = {free_parking.KIND: free_parking, solitaire.KIND: solitaire, monopoly.KIND: monopoly}
@@ -45,7 +55,7 @@ def seat_range(kind: str) -> tuple[int, int]:
 class Game:
     """A game's decider state at ``state.version`` and the chain ``head`` there."""
 
-    __slots__ = ("rules", "game_id", "seed", "state", "head", "last_at", "created_at")
+    __slots__ = ("created_at", "game_id", "head", "last_at", "rules", "seed", "state")
 
     def __init__(self, rules: ModuleType, game_id: str, seed: bytes, state: Any, head: str, last_at: int) -> None:
         self.rules = rules
@@ -75,9 +85,12 @@ class Game:
     ) -> tuple[list[Envelope], Any]:
         """The sealed envelopes of ``command`` and the state they lead to; ``self`` is left as it was.
 
-        ``at`` is clamped so that no event is ever earlier than the one before it.
+        ``at`` is clamped so that no event is ever earlier than the one before it. A ``close`` must name the time of
+        the last event as its ``since``: the rules then check the idle time on what the log itself says.
         """
         at = max(at, self.last_at)
+        if isinstance(command, Close) and seat is None and command.since != self.last_at:  # a seat's: server_only
+            raise RuleViolation("stale_close", f"The last event was at {self.last_at}, not {command.since}", last_at=self.last_at)
         events, state = self.rules.run(self.state, command, seat, at)
         return self.seal(events, command, seat, at, command_id), state
 

@@ -15,7 +15,10 @@ _app_count = 0
 
 
 def make_settings(kind: str, tmp_path, **overrides) -> Settings:
-    base = dict(data_dir=tmp_path / "data", admin_token=ADMIN, runner_interval_ms=250)
+    # no rate limits (the tests create hundreds of games from one address) and no idle close: tests/api/test_limits.py
+    # and test_idle_close.py turn them on
+    base = {"data_dir": tmp_path / "data", "admin_token": ADMIN, "runner_interval_ms": 250, "rate_limits": False,
+            "idle_close_ms": 0}
     if kind == "redis":
         base.update(redis_url=need_redis(), namespace=namespace())
     elif kind == "cluster":  # the service finds out by itself that the URL names a cluster node (cluster="auto")
@@ -88,7 +91,7 @@ async def live(live_kind, tmp_path, request):
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     env.update(settings.to_env())
     port = free_port()
-    proc = subprocess.Popen(
+    proc = subprocess.Popen(  # noqa: ASYNC220 - started once per test, before any request: nothing to block
         [sys.executable, "-m", "service", "serve", "--port", str(port), "--data", str(settings.data_dir)],
         env=env,
         stdout=subprocess.DEVNULL,

@@ -17,7 +17,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.api.conftest import ADMIN, ADMIN_HEADERS, bearer, fresh_app, make_settings
-from tests.api.helpers import TIME_EXPIRES_SEED, assert_error, card_of, log_of, new_game, seeded_game, time_expires_pending, view
+from tests.api.helpers import (
+    TIME_EXPIRES_SEED,
+    assert_error,
+    card_of,
+    log_of,
+    new_game,
+    seeded_game,
+    time_expires_pending,
+    view,
+)
 from tests.http import serving
 from tests.servers import ALWAYS
 
@@ -406,6 +415,8 @@ async def test_each_kind_of_illegal_move_is_422_with_its_rule_code_and_appends_n
         (tokens[1], {"type": "choose", "target": 0}, "no_choice_awaited"),
         (tokens[1], {"type": "swap_three", "cards": [feed, feed, point]}, "duplicate_cards"),
         (tokens[1], {"type": "timeout"}, "server_only"),
+        (tokens[1], {"type": "close"}, "server_only"),
+        (tokens[1], {"type": "close", "idle_ms": 1, "since": 0}, "server_only"),
         (tokens[1], {"type": "create"}, "server_only"),
         (tokens[1], {"type": "take_seat", "player": {"name": "Mallory"}}, "server_only"),
         (tokens[0], {"type": "take_seat", "player": {"name": "Mallory", "bot": "greedy"}}, "server_only"),

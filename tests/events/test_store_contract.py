@@ -401,6 +401,21 @@ async def test_clear_due_only_when_the_version_is_unchanged(store):
     assert await store.due_games(CREATED_AT + 10**9) == []
 
 
+async def test_clear_due_with_a_later_time_moves_it_there_only_when_the_version_is_unchanged(store):
+    """What the runner does when a game owes nothing now but will be closed if nobody moves: due again later."""
+    b = batches("g-later")
+    due = store.keys.due(partition("g-later"))
+    await store.append(request("g-later", b[0], due_at=CREATED_AT + 1))
+    await store.append(request("g-later", b[1], due_at=CREATED_AT + 2))
+    await store.clear_due("g-later", b[0].last, later=CREATED_AT + 500)  # the game moved on: left alone
+    assert await store.r.zscore(due, "g-later") == CREATED_AT + 2
+    await store.clear_due("g-later", b[1].last, later=CREATED_AT + 500)
+    assert await store.r.zscore(due, "g-later") == CREATED_AT + 500
+    assert await store.due_games(CREATED_AT + 499) == []
+    await store.clear_due("g-never", 0, later=CREATED_AT)  # an unknown game: nothing happens
+    assert await store.r.zscore(store.keys.due(partition("g-never")), "g-never") is None
+
+
 async def test_clear_due_never_loses_the_due_action_of_an_append_that_lands_meanwhile(store):
     """A clear that read the old version must not remove the due action an append set since."""
     b = batches("g-clear-race")
@@ -540,6 +555,78 @@ async def test_tokens_and_players_round_trip(store):
     assert await store.player("p-1") == {"name": "Ada L.", "created_at": "1", "games": "3"}
 
 
+# --- rate limits: one key per bucket, outside the journal ----------------------------------------
+
+MINUTE = 60_000
+
+
+async def test_a_bucket_gives_its_burst_then_one_token_per_interval(store):
+    for _ in range(3):
+        assert await store.rate_take("games:a", CREATED_AT, MINUTE, 3) == 0
+    assert await store.rate_take("games:a", CREATED_AT, MINUTE, 3) == MINUTE  # the wait until the next token
+    assert await store.rate_take("games:a", CREATED_AT + MINUTE - 1, MINUTE, 3) == 1
+    assert await store.rate_take("games:a", CREATED_AT + MINUTE, MINUTE, 3) == 0
+    assert await store.rate_take("games:a", CREATED_AT + MINUTE, MINUTE, 3) == MINUTE
+    assert await store.rate_take("games:a", CREATED_AT + 10 * MINUTE, MINUTE, 3) == 0  # full again after a rest
+
+
+async def test_a_refused_take_changes_nothing_and_buckets_are_apart(store):
+    key = store.keys.bucket("games:b")
+    for _ in range(2):
+        await store.rate_take("games:b", CREATED_AT, MINUTE, 2)
+    stored = await store.r.get(key)
+    assert int(stored) == CREATED_AT + 2 * MINUTE  # the theoretical arrival time of the next request
+    assert await store.rate_take("games:b", CREATED_AT, MINUTE, 2) > 0
+    assert await store.r.get(key) == stored
+    assert await store.rate_take("games:c", CREATED_AT, MINUTE, 2) == 0  # another bucket is untouched
+    assert await store.rate_take("players:b", CREATED_AT, MINUTE, 2) == 0
+
+
+async def test_an_idle_bucket_expires_when_it_is_full_again(store):
+    key = store.keys.bucket("games:ttl")
+    await store.rate_take("games:ttl", CREATED_AT, MINUTE, 5)
+    await store.rate_take("games:ttl", CREATED_AT, MINUTE, 5)
+    assert 0 < await store.r.pttl(key) <= 2 * MINUTE
+    assert await store.r.type(key) in (b"string", "string")
+
+
+async def test_a_token_given_back_can_be_taken_again(store):
+    key = store.keys.bucket("games:back")
+    for _ in range(2):
+        await store.rate_take("games:back", CREATED_AT, MINUTE, 2)
+    await store.rate_give_back("games:back", CREATED_AT, MINUTE)
+    assert await store.rate_take("games:back", CREATED_AT, MINUTE, 2) == 0
+    assert await store.rate_take("games:back", CREATED_AT, MINUTE, 2) == MINUTE
+    for _ in range(2):
+        await store.rate_give_back("games:back", CREATED_AT, MINUTE)
+    assert await store.r.exists(key) == 0  # full again: no key left
+    await store.rate_give_back("games:never", CREATED_AT, MINUTE)  # nothing taken: nothing happens
+    assert await store.r.exists(store.keys.bucket("games:never")) == 0
+
+
+async def test_concurrent_takes_never_give_more_than_the_burst(store):
+    # one call first: redis-py's cluster client fails concurrent calls made before its first one has connected
+    # (the service's first calls, at start, are its durability check)
+    first = await store.rate_take("games:rush", CREATED_AT, MINUTE, 5)
+    got = await asyncio.gather(*(store.rate_take("games:rush", CREATED_AT, MINUTE, 5) for _ in range(19)))
+    assert sorted([first, *got]) == [0] * 5 + [MINUTE] * 15
+
+
+async def test_buckets_are_not_journalled(tmp_path):
+    store = await EmbeddedStore(tmp_path / "data").open()
+    await store.put_token("e" * 64, b"kept")
+    size = (tmp_path / "data" / "journal.bin").stat().st_size
+    for _ in range(3):
+        await store.rate_take("games:j", CREATED_AT, MINUTE, 2)
+    await store.rate_give_back("games:j", CREATED_AT, MINUTE)
+    assert (tmp_path / "data" / "journal.bin").stat().st_size == size
+    await store.close()
+    again = await EmbeddedStore(tmp_path / "data").open()
+    assert await again.token("e" * 64) == b"kept"
+    assert await again.r.exists(again.keys.bucket("games:j")) == 0  # a restart forgets every bucket
+    await again.close()
+
+
 # --- concurrency --------------------------------------------------------------------------------
 
 
@@ -670,6 +757,8 @@ def scenario() -> list[tuple[str, Any]]:
         ops.append(("append", request(gid, b[1], key="seat:1:c1", digest=command_digest(b"other"))))  # reused
         ops.append(("clear_due", (gid, x.last - 1)))
         ops.append(("clear_due", (gid, x.last if i % 2 else -1)))
+        if i % 2 == 0:
+            ops.append(("clear_due", (gid, x.last, CREATED_AT + 99_000 + i)))  # due again later (to close it)
         ops.append(("put_token", (f"{i:064x}", b"token %d" % i)))
         ops.append(("put_player", (f"p-{i}", {"name": f"player {i}", "n": str(i)})))
     return ops

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 import msgspec
 
@@ -32,7 +32,7 @@ VALUE = {c.id: c.value or 0 for c in cards.playing_deck(2)}
 POINT_IDS = frozenset(c.id for c in cards.playing_deck(2) if c.kind == "point")
 
 
-@lru_cache(maxsize=None)
+@cache
 def decks(sets: int) -> tuple[frozenset[str], frozenset[str]]:
     """The ids of every playing card and every Second Chance card of ``sets`` sets."""
     return (
@@ -220,7 +220,10 @@ class Checker:
     def _winner(self, s: State, event: msgspec.Struct | None) -> None:
         scores = [score(st.points) for st in s.seats]
         over = [i for i, v in enumerate(scores) if v >= self.threshold]
-        if s.phase == "finished":
+        if s.phase == "finished" and s.closed is not None:  # the server closed it, nobody moving: no winner
+            if s.winner is not None or s.pending is not None:
+                _fail(s, f"closed with winner {s.winner}, pending {s.pending}")
+        elif s.phase == "finished":
             if s.winner is None or (not self.tournament and over != [s.winner]):
                 _fail(s, f"finished with winner {s.winner} and seats over {self.threshold}: {over}")
             if s.pending is not None:

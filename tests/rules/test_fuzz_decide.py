@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import random
-from functools import lru_cache
+from functools import cache
 
 import msgspec
 from hypothesis import HealthCheck, event, given, settings
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from service.events import free_parking as ev
 from service.events.base import Player
-from service.events.common import Create, TakeSeat, Timeout
+from service.events.common import Close, Create, TakeSeat, Timeout
 from service.rules.engine import Game
 from service.rules.errors import RuleViolation
 from service.rules.free_parking import cards, evolve, legal_commands, run
@@ -33,7 +33,7 @@ ALL_SC = [c.id for c in cards.second_chance_deck(2)]
 NONSENSE = ["XX-9", "P10-99", "OJ-0", "p10-1", "P10-1 ", "SC-nothing-1", "M20", "-", "x" * 40]
 
 
-@lru_cache(maxsize=None)
+@cache
 def pool() -> tuple[State, ...]:
     """Reachable states: before the deal, half-seated, and between commands of seeded games of 2–8 seats."""
     out: list[State] = []
@@ -101,6 +101,7 @@ def commands(draw, s: State) -> msgspec.Struct:
                 "create",
                 "take_seat",
                 "timeout",
+                "close",
             ]
         )
     )
@@ -136,6 +137,8 @@ def commands(draw, s: State) -> msgspec.Struct:
         return Create()
     if kind == "take_seat":
         return TakeSeat(player=Player(name=draw(st.text(min_size=1, max_size=10)), bot=draw(st.none() | st.just("random"))))
+    if kind == "close":
+        return Close(idle_ms=draw(st.integers(0, 10**8)), since=draw(st.integers(0, 2**53)))
     return Timeout()
 
 
@@ -187,7 +190,7 @@ def check_outcome(s: State, command: msgspec.Struct, seat: int | None, at: int) 
     checker = Checker(s.n)
     folded = s
     for e in events:
-        type_, public, secret = CODEC.split(e)  # the log can store it…
+        _, public, secret = CODEC.split(e)  # the log can store it…
         assert CODEC.join(public, secret) == e  # …and read it back
         folded = evolve(folded, e)
         checker.after_event(folded, e)

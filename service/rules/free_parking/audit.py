@@ -11,8 +11,9 @@ from functools import singledispatch
 import msgspec
 
 from service.events import free_parking as ev
-from service.events.common import SeatTaken, SeedRevealed
+from service.events.common import GameClosed, SeatTaken, SeedRevealed
 
+from .. import close
 from .cards import effect_of
 
 _EFFECTS = {
@@ -172,6 +173,11 @@ def _(e: ev.RoundEnded) -> str:
 @summary.register
 def _(e: ev.GameWon) -> str:
     return f"seat {e.seat} ({e.player.name}) wins with {e.points} points"
+
+
+@summary.register
+def _(e: GameClosed) -> str:
+    return close.summary(e)
 
 
 @summary.register

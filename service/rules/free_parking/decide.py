@@ -12,14 +12,16 @@ from typing import Any
 import msgspec
 
 from service.events import free_parking as ev
-from service.events.common import Create, SeatTaken, SeedRevealed, TakeSeat, Timeout
+from service.events.common import Close, Create, SeatTaken, SeedRevealed, TakeSeat, Timeout
 
 from .. import batch, rng
+from ..close import closing
 from ..errors import RuleViolation
 from ..setup import created
 from . import actions, cards
 from .evolve import evolve
 from .state import State
+from .view import status_of
 
 RULES_VERSION = 1
 
@@ -380,6 +382,12 @@ def _timeout(b: Batch, c: Timeout, seat: int | None) -> None:
     _resolve(b)
 
 
+def _close(b: Batch, c: Close, seat: int | None) -> None:
+    """Nobody moved for the service's idle time: the game ends with no winner, an action in play left as it lies."""
+    b.emit(closing(b.state, status_of(b.state), c, seat, b.at))
+    b.emit(SeedRevealed(seed=b.state.seed.hex()))
+
+
 # --- resolving an action -------------------------------------------------------------------------
 
 
@@ -486,6 +494,7 @@ _HANDLERS: dict[type, Callable[[Batch, Any, int | None], None]] = {
     Create: _create,
     TakeSeat: _take_seat,
     Timeout: _timeout,
+    Close: _close,
     ev.FeedMeter: _feed_meter,
     ev.RunErrand: _run_errand,
     ev.FreeParking: _free_parking,

@@ -10,8 +10,9 @@ from functools import singledispatch
 import msgspec
 
 from service.events import free_parking as ev
-from service.events.common import SeatTaken, SeedRevealed
+from service.events.common import GameClosed, SeatTaken, SeedRevealed
 
+from ..close import closed_of
 from .actions import script
 from .state import Action, Pending, State, with_seat, without
 
@@ -234,6 +235,11 @@ def _(e: ev.TurnEnded, s: State) -> State:
 @_apply.register
 def _(e: ev.GameWon, s: State) -> State:
     return replace(s, phase="finished", winner=e.seat, pending=None)
+
+
+@_apply.register
+def _(e: GameClosed, s: State) -> State:
+    return replace(s, phase="finished", pending=None, closed=closed_of(e))
 
 
 @_apply.register

@@ -67,6 +67,8 @@ def table_standing(game_id: str, config: ev.FreeParkingConfig, events: Iterable[
                 _credit(players, s, 1, [st.score for st in s.seats], [0] * s.n)
             players[_key(event.player)].winner = True
             table.finished = True
+        elif isinstance(event, ev.GameClosed):  # nobody moved: over, no winner, the rounds played as they stand
+            table.finished = True
     table.rounds = max((len(p.rounds) for p in players.values()), default=0)
     table.version = s.version
     table.players = list(players.values())

@@ -9,6 +9,7 @@ import msgspec
 from service.events.base import Player
 from service.events.free_parking import FreeParkingConfig
 
+from ..close import Closed
 from . import cards
 
 Phase = Literal["new", "waiting", "main", "after_main", "finished"]
@@ -74,6 +75,8 @@ class State(msgspec.Struct, frozen=True):
     action: Action | None = None
     pending: Pending | None = None
     winner: int | None = None
+    closed: Closed | None = None
+    """Set when the server closed the game for nobody moving (``game_closed``): finished, with no winner."""
 
     @property
     def n(self) -> int:

@@ -13,6 +13,7 @@ import msgspec
 from service.events.base import Command
 from service.events.free_parking import FreeParkingClientCommand
 
+from ..close import Closed
 from . import cards
 from .legal import legal_commands
 from .state import State
@@ -78,6 +79,8 @@ class FreeParkingView(msgspec.Struct, kw_only=True):
     decks: DecksView
     legal: list[FreeParkingClientCommand]
     winner: int | None
+    closed: Closed | None = None
+    """Why the game ended with no winner: the server closed it, nobody having moved for ``idle_ms``."""
 
 
 def status_of(s: State) -> Literal["waiting", "playing", "finished"]:
@@ -131,6 +134,7 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> FreeParkingView
         ),
         legal=legal,  # type: ignore[arg-type]
         winner=s.winner,
+        closed=s.closed,
     )
 
 

@@ -12,8 +12,9 @@ from functools import singledispatch
 import msgspec
 
 from service.events import monopoly as ev
-from service.events.common import SeatTaken, SeedRevealed
+from service.events.common import GameClosed, SeatTaken, SeedRevealed
 
+from .. import close
 from .board import HOTEL, name
 from .cards import CARDS
 
@@ -276,6 +277,11 @@ def _(e: ev.GameEnded) -> str:
     why = "the last player left" if e.reason == "last_player" else "the largest worth after the last round"
     worth = ", ".join(f"seat {i} ${w}" for i, w in enumerate(e.worth))
     return f"seat {e.winner} wins, {why}; worth {worth}"
+
+
+@summary.register
+def _(e: GameClosed) -> str:
+    return close.summary(e)
 
 
 @summary.register

@@ -14,9 +14,10 @@ from typing import Any
 import msgspec
 
 from service.events import monopoly as ev
-from service.events.common import Create, SeatTaken, TakeSeat, Timeout
+from service.events.common import Close, Create, SeatTaken, SeedRevealed, TakeSeat, Timeout
 
 from .. import rng
+from ..close import closing
 from ..errors import RuleViolation
 from ..setup import created
 from . import auctions, building, mortgages, trades, turn
@@ -25,6 +26,7 @@ from .board import STARTING_CASH
 from .cards import CHANCE, CHEST
 from .money import go_bankrupt, pay_debts
 from .state import State
+from .view import status_of
 
 RULES_VERSION = 1
 KIND = "monopoly"
@@ -182,6 +184,12 @@ def _timeout(b: Batch, c: Timeout, seat: int | None) -> None:
         b.emit(ev.TradeClosed(trade=expired.id, why="expired"))
 
 
+def _close(b: Batch, c: Close, seat: int | None) -> None:
+    """Nobody moved for the service's idle time: the game ends with no winner and every open wait lapses."""
+    b.emit(closing(b.state, status_of(b.state), c, seat, b.at))
+    b.emit(SeedRevealed(seed=b.state.seed.hex()))
+
+
 # --- play -----------------------------------------------------------------------------------------
 
 
@@ -208,6 +216,7 @@ _HANDLERS: dict[type, Callable[[Batch, Any, int | None], None]] = {
     Create: _create,
     TakeSeat: _take_seat,
     Timeout: _timeout,
+    Close: _close,
     ev.Roll: _on(lambda b, seat, c: turn.roll(b, seat)),
     ev.PayFine: _on(lambda b, seat, c: turn.pay_fine(b, seat)),
     ev.UseJailCard: _on(lambda b, seat, c: turn.use_jail_card(b, seat)),

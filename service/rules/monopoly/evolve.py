@@ -12,8 +12,9 @@ from functools import singledispatch
 import msgspec
 
 from service.events import monopoly as ev
-from service.events.common import SeatTaken
+from service.events.common import GameClosed, SeatTaken
 
+from ..close import closed_of
 from .board import HOTEL, JAIL
 from .cards import JAIL_CARDS
 from .state import Auction, Claim, Debt, Offer, SeatState, Shortage, State, Trade
@@ -401,3 +402,10 @@ def _(e: ev.TurnEnded, s: State, seq: int) -> State:
 @_apply.register
 def _(e: ev.GameEnded, s: State, seq: int) -> State:
     return replace(s, phase="over", winner=e.winner, end_reason=e.reason, worth=e.worth)
+
+
+@_apply.register
+def _(e: GameClosed, s: State, seq: int) -> State:
+    """No winner; the waits nobody will answer lapse (an auction's lot stays the bank's, a debt unpaid)."""
+    return replace(s, phase="over", end_reason=e.reason, closed=closed_of(e), offer=None, auction=None, lots=(),
+                   lot_claims=(), shortage=None, debts=(), trades=())  # fmt: skip

@@ -15,6 +15,7 @@ import msgspec
 from service.events.base import Player
 from service.events.monopoly import Holdings, Lot, MonopolyConfig
 
+from ..close import Closed
 from .board import HOTELS, HOUSES, SQUARES
 
 Phase = Literal["new", "waiting", "playing", "over"]
@@ -145,6 +146,8 @@ class State(msgspec.Struct, frozen=True):
     winner: int | None = None
     end_reason: str | None = None
     worth: tuple[int, ...] = ()
+    closed: Closed | None = None
+    """Set when the server closed the game for nobody moving (``game_closed``): over, with no winner."""
 
     @property
     def n(self) -> int:

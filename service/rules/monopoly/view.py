@@ -9,6 +9,7 @@ import msgspec
 
 from service.events.monopoly import Holdings, Lot, MonopolyClientCommand
 
+from ..close import Closed
 from .board import SQUARES
 from .legal import LegalForms, legal_commands, legal_forms, min_bid
 from .state import State
@@ -133,6 +134,8 @@ class MonopolyView(msgspec.Struct, kw_only=True):
     """The bounds of ``legal``'s open-ended commands (bids, build orders, claims, trade offers)."""
     winner: int | None
     end_reason: str | None = None
+    closed: Closed | None = None
+    """Why the game ended with no winner: the server closed it, nobody having moved for ``idle_ms``."""
 
 
 def status_of(s: State) -> Status:
@@ -189,6 +192,7 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> MonopolyView:
         legal_forms=legal_forms(s, own, legal) if own is not None else None,
         winner=s.winner,
         end_reason=s.end_reason,
+        closed=s.closed,
     )
 
 

@@ -7,7 +7,9 @@ from functools import singledispatch
 import msgspec
 
 from service.events import solitaire as ev
-from service.events.common import SeatTaken, SeedRevealed
+from service.events.common import GameClosed, SeatTaken, SeedRevealed
+
+from .. import close
 
 
 @singledispatch
@@ -57,6 +59,11 @@ def _(e: ev.GameWon) -> str:
 def _(e: ev.GameLost) -> str:
     why = "no move and no redeal left" if e.reason == "no_moves" else "resigned"
     return f"lost ({why}) with runs {', '.join(map(str, e.runs))}"
+
+
+@summary.register
+def _(e: GameClosed) -> str:
+    return close.summary(e)
 
 
 @summary.register

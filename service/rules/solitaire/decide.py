@@ -12,32 +12,29 @@ from typing import Any
 import msgspec
 
 from service.events import solitaire as ev
-from service.events.common import Create, SeatTaken, SeedRevealed, TakeSeat
+from service.events.common import Close, Create, SeatTaken, SeedRevealed, TakeSeat
 
+from .. import batch
+from ..close import closing
 from ..errors import RuleViolation
 from ..setup import created
 from . import layout as grid
 from .evolve import evolve
 from .state import State
+from .view import status_of
 
 RULES_VERSION = 1
 KIND = "solitaire"
 
 
-class Batch:
+class Batch(batch.Batch[State]):
     """The events of one decision, and the board they leave."""
 
-    def __init__(self, state: State) -> None:
-        self.state = state
-        self.events: list[msgspec.Struct] = []
-
-    def emit(self, event: msgspec.Struct) -> None:
-        self.events.append(event)
-        self.state = evolve(self.state, event)
+    evolve = staticmethod(evolve)
 
 
 def decide(state: State, command: msgspec.Struct, seat: int | None, at: int) -> list[msgspec.Struct]:
-    """The events ``command`` from ``seat`` (``None``: the server) yields; solitaire has no clock, ``at`` is unused."""
+    """The events ``command`` from ``seat`` (``None``: the server) yields; ``at`` matters only to the server's close."""
     return run(state, command, seat, at)[0]
 
 
@@ -46,9 +43,9 @@ def run(state: State, command: msgspec.Struct, seat: int | None, at: int) -> tup
     handler = _HANDLERS.get(type(command))
     if handler is None:
         raise RuleViolation("unknown_command", f"{type(command).__name__} is not a command of this game")
-    batch = Batch(state)
-    handler(batch, command, seat)
-    return batch.events, batch.state
+    b = Batch(state, at)
+    handler(b, command, seat)
+    return b.events, b.state
 
 
 # --- guards: each raises the rule code the API answers with ----------------------------------------
@@ -147,6 +144,11 @@ def _settle(b: Batch) -> None:
         _end(b, ev.GameLost(reason="no_moves", runs=grid.runs(board)))
 
 
+def _close(b: Batch, c: Close, seat: int | None) -> None:
+    """Nobody played for the service's idle time: lost, as a stuck game left for the configured time (RULES.md §2)."""
+    _end(b, closing(b.state, status_of(b.state), c, seat, b.at))
+
+
 def _end(b: Batch, event: msgspec.Struct) -> None:
     b.emit(event)
     b.emit(SeedRevealed(seed=b.state.seed.hex()))
@@ -155,6 +157,7 @@ def _end(b: Batch, event: msgspec.Struct) -> None:
 _HANDLERS: dict[type, Callable[[Batch, Any, int | None], None]] = {
     Create: _create,
     TakeSeat: _take_seat,
+    Close: _close,
     ev.Move: _move,
     ev.Redeal: _redeal,
     ev.Undo: _undo,

@@ -11,8 +11,9 @@ from functools import singledispatch
 import msgspec
 
 from service.events import solitaire as ev
-from service.events.common import SeatTaken
+from service.events.common import GameClosed, SeatTaken
 
+from ..close import closed_of
 from .layout import Layout
 from .state import Seat, State, Step
 
@@ -84,3 +85,8 @@ def _(e: ev.GameWon, s: State, seq: int) -> State:
 @_apply.register
 def _(e: ev.GameLost, s: State, seq: int) -> State:
     return replace(s, phase="lost", lost_reason=e.reason)
+
+
+@_apply.register
+def _(e: GameClosed, s: State, seq: int) -> State:
+    return replace(s, phase="lost", lost_reason=e.reason, closed=closed_of(e))

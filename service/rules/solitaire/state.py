@@ -13,6 +13,7 @@ import msgspec
 from service.events.base import Player
 from service.events.solitaire import SolitaireConfig
 
+from ..close import Closed
 from .layout import Layout, Played
 
 Phase = Literal["new", "waiting", "playing", "won", "lost"]
@@ -48,6 +49,8 @@ class State(msgspec.Struct, frozen=True):
     last: Played | None = None
     """The last move still standing, with where its card came from: the hint never sends it straight back."""
     lost_reason: str | None = None
+    closed: Closed | None = None
+    """Set when the server closed the game for nobody playing (``game_closed``): lost, ``lost_reason`` ``idle``."""
 
     @property
     def n(self) -> int:

@@ -9,6 +9,7 @@ import msgspec
 
 from service.events.solitaire import SolitaireClientCommand
 
+from ..close import Closed
 from . import layout as grid
 from .hint import hint
 from .legal import legal_commands
@@ -32,8 +33,10 @@ class SolitaireView(msgspec.Struct, kw_only=True):
     hint: SolitaireClientCommand | None
     legal: list[SolitaireClientCommand]
     result: Literal["won", "lost"] | None
-    reason: Literal["no_moves", "resigned"] | None = None
+    reason: Literal["no_moves", "resigned", "idle"] | None = None
     seed_chosen: bool = False
+    closed: Closed | None = None
+    """Set when the server closed the game, nobody having played for ``idle_ms``: lost, ``reason`` ``idle``."""
 
 
 def status_of(s: State) -> Literal["waiting", "playing", "finished"]:
@@ -63,4 +66,5 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> SolitaireView:
         result=s.phase if s.over else None,  # type: ignore[arg-type]
         reason=s.lost_reason,  # type: ignore[arg-type]
         seed_chosen=s.config.seed_chosen,
+        closed=s.closed,
     )

@@ -27,7 +27,7 @@ def exports(n_games: int) -> list[tuple]:
 
 
 def fold(header, envelopes) -> Game:
-    game = Game.new(header.kind, header.game_id, g._config_from(header), bytes.fromhex(header.seed))
+    game = Game.new(header.kind, header.game_id, g._config_from(header), bytes.fromhex(header.seed), header.rules_version)
     game.fold(envelopes)
     return game
 

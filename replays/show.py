@@ -44,7 +44,7 @@ def new_game(header: ExportHeader) -> Game:
     except (ValueError, msgspec.DecodeError) as e:
         raise Unreadable(str(e)) from None
     seed = bytes.fromhex(header.seed) if header.seed and _is_hex(header.seed) else bytes(32)
-    return Game.new(header.kind, header.game_id, config, seed)
+    return Game.new(header.kind, header.game_id, config, seed, header.rules_version)
 
 
 def _is_hex(text: str) -> bool:

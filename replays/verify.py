@@ -156,7 +156,7 @@ def _verify_exact(
         if seed is None:
             return None
         rules = rules_for(header.kind)
-        game = Game.new(header.kind, header.game_id, msgspec.json.decode(header.config, type=rules.CONFIG), seed)
+        game = Game.new(header.kind, header.game_id, msgspec.json.decode(header.config, type=rules.CONFIG), seed, header.rules_version)
         i = 0
         while i < len(envelopes):
             produced, state = _decide_again(game, envelopes[i])
@@ -185,8 +185,9 @@ def _check_header(header: ExportHeader, commitment: str | None) -> bytes | None:
         rules = rules_for(header.kind)
     except ValueError as e:
         _fail(0, "game kind", "a known game kind", str(e))
-    if header.rules_version != rules.RULES_VERSION:
-        _fail(0, "rules version", f"{rules.RULES_VERSION} (the version these rules replay)", header.rules_version)
+    if header.rules_version not in rules.RULES_VERSIONS:
+        known = ", ".join(map(str, rules.RULES_VERSIONS))
+        _fail(0, "rules version", f"one of {known} (the versions these rules replay)", header.rules_version)
     if header.rng != RNG_ID:
         _fail(0, "rng", RNG_ID, header.rng)
     if commitment is not None and commitment.strip().lower() != header.seed_commitment:
@@ -321,7 +322,7 @@ def _redecide(
         config = msgspec.json.decode(header.config, type=rules.CONFIG)
     except msgspec.ValidationError as e:
         _fail(0, "config", "a valid config", str(e))
-    game = Game.new(header.kind, header.game_id, config, seed)
+    game = Game.new(header.kind, header.game_id, config, seed, header.rules_version)
     i = 0
     while i < len(envelopes):
         first = envelopes[i]

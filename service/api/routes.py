@@ -393,7 +393,7 @@ async def replay(request: Request, game_id: str) -> HTTPResponse:
     with_lines = _int_arg(request, "lines", 0, 0, 1) == 1
     envelopes = await request.app.ctx.store.read(game_id, count=game.version if with_lines else at) if (at or with_lines) else []
     envelopes = envelopes[: game.version]  # the store may have gone on since ``fresh``: the answer is at ``version``
-    past = Game.new(game.rules.KIND, game_id, game.state.config, game.seed)
+    past = Game.new(game.rules.KIND, game_id, game.state.config, game.seed, game.state.rules_version)
     past.fold(envelopes[:at])
     lines = audit_lines(game.rules, envelopes, reveal=True) if with_lines else None
     event = None

@@ -67,10 +67,12 @@ class Game:
         self.created_at = 0
 
     @classmethod
-    def new(cls, kind: str, game_id: str, config: Any, seed: bytes) -> Game:
-        """Before its first event: ``create`` is the first command."""
+    def new(cls, kind: str, game_id: str, config: Any, seed: bytes, rules_version: int | None = None) -> Game:
+        """Before its first event: ``create`` is the first command. A game is played under its kind's current rules
+        version unless told otherwise (a recorded game replays under the version it was played under)."""
         rules = rules_for(kind)
-        return cls(rules, game_id, seed, rules.initial(config, seed), GENESIS, 0)
+        state = rules.initial(config, seed, rules.RULES_VERSION if rules_version is None else rules_version)
+        return cls(rules, game_id, seed, state, GENESIS, 0)
 
     @property
     def version(self) -> int:
@@ -161,7 +163,7 @@ def export_header(game: Game, *, with_seed: bool, viewer: str | None = None) -> 
         game_id=game.game_id,
         kind=game.rules.KIND,
         config=msgspec.Raw(canonical(game.state.config)),
-        rules_version=game.rules.RULES_VERSION,
+        rules_version=game.state.rules_version,
         rng=RNG_ID,
         seed_commitment=seed_commitment(game.seed),
         version=game.version,

@@ -50,6 +50,24 @@ def test_the_untouched_export_verifies_every_command_and_secret(log):
     assert verdict.summary().startswith(f"OK finished-game: {len(envelopes)} events, head {envelopes[-1].hash[:12]}")
 
 
+def test_a_header_naming_rules_these_rules_do_not_play_is_refused(log):
+    header, envelopes = log
+    forged = msgspec.structs.replace(header, rules_version=99)
+    rejected(verify(forged, envelopes), 0, "rules version")
+
+
+def test_a_header_naming_another_version_than_the_game_was_played_under_is_refused(log, seed):
+    """The version is decided as the log's ``game_created`` records it: a header that claims another one (to have
+    the game re-decided under other rules) disagrees with re-deciding the game's creation."""
+    header, envelopes = log
+    other = next((v for v in range(1, 5) if v != header.rules_version), None)
+    from service.rules.engine import rules_for
+
+    if other not in rules_for(header.kind).RULES_VERSIONS:
+        pytest.skip("these rules play one version only: the test above covers another version's header")
+    assert not verify(msgspec.structs.replace(header, rules_version=other), envelopes).ok
+
+
 # --- public fields ------------------------------------------------------------------------------------
 
 

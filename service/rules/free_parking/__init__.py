@@ -4,10 +4,10 @@ from service.events.codec import Codec
 from service.events.free_parking import FreeParkingCommand, FreeParkingConfig, FreeParkingEvent
 
 from .audit import secret_note, secret_seen_by, summary
-from .decide import RULES_VERSION, decide, run
+from .decide import decide, run
 from .evolve import evolve
 from .legal import legal_commands
-from .state import State, initial
+from .state import RULES_VERSION, RULES_VERSIONS, State, initial
 from .view import FreeParkingView, status_of, view
 
 KIND = "free-parking"
@@ -19,6 +19,7 @@ __all__ = [
     "CONFIG",
     "KIND",
     "RULES_VERSION",
+    "RULES_VERSIONS",
     "FreeParkingView",
     "State",
     "decide",

@@ -23,7 +23,6 @@ from .evolve import evolve
 from .state import State
 from .view import status_of
 
-RULES_VERSION = 1
 
 
 class Batch(batch.Batch[State]):
@@ -120,7 +119,7 @@ def _opponent(s: State, seat: int, target: int) -> None:
 
 def _create(b: Batch, c: Create, seat: int | None) -> None:
     _server_only(seat)
-    b.emit(created(ev.GameCreated, "free-parking", b.state, RULES_VERSION))
+    b.emit(created(ev.GameCreated, "free-parking", b.state, b.state.rules_version))
 
 
 def _take_seat(b: Batch, c: TakeSeat, seat: int | None) -> None:

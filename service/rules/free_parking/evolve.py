@@ -30,7 +30,7 @@ def _apply(event: msgspec.Struct, state: State) -> State:
 
 @_apply.register
 def _(e: ev.GameCreated, s: State) -> State:
-    return replace(s, phase="waiting")
+    return replace(s, phase="waiting", rules_version=e.rules_version)
 
 
 @_apply.register

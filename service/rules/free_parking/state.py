@@ -59,6 +59,7 @@ class Pending(msgspec.Struct, frozen=True):
 class State(msgspec.Struct, frozen=True):
     config: FreeParkingConfig
     seed: bytes
+    rules_version: int = 1  # which rules decide this game (its GameCreated says; RULES_VERSIONS)
     version: int = 0
     phase: Phase = "new"
     seats: tuple[SeatState, ...] = ()
@@ -87,8 +88,16 @@ class State(msgspec.Struct, frozen=True):
         return [(seat + k) % self.n for k in range(1, self.n)]
 
 
-def initial(config: FreeParkingConfig, seed: bytes) -> State:
-    return State(config=config, seed=seed, seats=tuple(SeatState() for _ in range(config.seats)))
+RULES_VERSION = 1
+"""The version new games are played under; a change of behaviour that would replay a recorded game differently
+bumps it, and the older versions stay playable (``RULES_VERSIONS``), branching where they differ."""
+RULES_VERSIONS = (1,)
+
+
+def initial(config: FreeParkingConfig, seed: bytes, rules_version: int = RULES_VERSION) -> State:
+    if rules_version not in RULES_VERSIONS:
+        raise ValueError(f"rules version {rules_version} is not one these rules play: {RULES_VERSIONS}")
+    return State(config=config, seed=seed, seats=tuple(SeatState() for _ in range(config.seats)), rules_version=rules_version)
 
 
 def with_seat(state: State, seat: int, **changes: object) -> State:

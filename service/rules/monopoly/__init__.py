@@ -5,10 +5,10 @@ from service.events.codec import Codec
 from service.events.monopoly import MonopolyCommand, MonopolyConfig, MonopolyEvent
 
 from .audit import secret_note, secret_seen_by, summary
-from .decide import KIND, RULES_VERSION, decide, run
+from .decide import KIND, decide, run
 from .evolve import evolve
 from .legal import legal_commands
-from .state import State, initial
+from .state import RULES_VERSION, RULES_VERSIONS, State, initial
 from .view import MonopolyView, status_of, view
 
 CONFIG = MonopolyConfig
@@ -19,6 +19,7 @@ __all__ = [
     "CONFIG",
     "KIND",
     "RULES_VERSION",
+    "RULES_VERSIONS",
     "MonopolyView",
     "State",
     "decide",

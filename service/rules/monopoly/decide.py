@@ -28,7 +28,6 @@ from .money import go_bankrupt, pay_debts
 from .state import State
 from .view import status_of
 
-RULES_VERSION = 1
 KIND = "monopoly"
 
 
@@ -128,7 +127,7 @@ def _player(s: State, seat: int | None) -> int:
 
 def _create(b: Batch, c: Create, seat: int | None) -> None:
     _server_only(seat)
-    b.emit(created(ev.GameCreated, KIND, b.state, RULES_VERSION))
+    b.emit(created(ev.GameCreated, KIND, b.state, b.state.rules_version))
 
 
 def _take_seat(b: Batch, c: TakeSeat, seat: int | None) -> None:

@@ -59,7 +59,7 @@ def _apply(event: msgspec.Struct, state: State, seq: int) -> State:
 
 @_apply.register
 def _(e: ev.GameCreated, s: State, seq: int) -> State:
-    return replace(s, phase="waiting", seats=tuple(SeatState() for _ in range(e.config.seats)))
+    return replace(s, phase="waiting", seats=tuple(SeatState() for _ in range(e.config.seats)), rules_version=e.rules_version)
 
 
 @_apply.register

@@ -113,6 +113,7 @@ class Pending(msgspec.Struct, frozen=True):
 class State(msgspec.Struct, frozen=True):
     config: MonopolyConfig
     seed: bytes
+    rules_version: int = 1  # which rules decide this game (its GameCreated says; RULES_VERSIONS)
     version: int = 0
     phase: Phase = "new"
     seats: tuple[SeatState, ...] = ()
@@ -213,5 +214,13 @@ class State(msgspec.Struct, frozen=True):
         return tuple(i for i, site in enumerate(self.sites) if site.owner == seat)
 
 
-def initial(config: MonopolyConfig, seed: bytes) -> State:
-    return State(config=config, seed=seed)
+RULES_VERSION = 1
+"""The version new games are played under; a change of behaviour that would replay a recorded game differently
+bumps it, and the older versions stay playable (``RULES_VERSIONS``), branching where they differ."""
+RULES_VERSIONS = (1,)
+
+
+def initial(config: MonopolyConfig, seed: bytes, rules_version: int = RULES_VERSION) -> State:
+    if rules_version not in RULES_VERSIONS:
+        raise ValueError(f"rules version {rules_version} is not one these rules play: {RULES_VERSIONS}")
+    return State(config=config, seed=seed, rules_version=rules_version)

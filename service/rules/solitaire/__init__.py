@@ -4,11 +4,11 @@ from service.events.codec import Codec
 from service.events.solitaire import SolitaireCommand, SolitaireConfig, SolitaireEvent
 
 from .audit import secret_note, secret_seen_by, summary
-from .decide import KIND, RULES_VERSION, decide, run
+from .decide import KIND, decide, run
 from .evolve import evolve
 from .hint import hint
 from .legal import legal_commands, move_command
-from .state import State, initial
+from .state import RULES_VERSION, RULES_VERSIONS, State, initial
 from .view import SolitaireView, status_of, view
 
 CONFIG = SolitaireConfig
@@ -19,6 +19,7 @@ __all__ = [
     "CONFIG",
     "KIND",
     "RULES_VERSION",
+    "RULES_VERSIONS",
     "SolitaireView",
     "State",
     "decide",

@@ -23,7 +23,6 @@ from .evolve import evolve
 from .state import State
 from .view import status_of
 
-RULES_VERSION = 1
 KIND = "solitaire"
 
 
@@ -71,7 +70,7 @@ def _player(s: State, seat: int | None) -> None:
 
 def _create(b: Batch, c: Create, seat: int | None) -> None:
     _server_only(seat)
-    b.emit(created(ev.GameCreated, KIND, b.state, RULES_VERSION))
+    b.emit(created(ev.GameCreated, KIND, b.state, b.state.rules_version))
 
 
 def _take_seat(b: Batch, c: TakeSeat, seat: int | None) -> None:

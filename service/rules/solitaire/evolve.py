@@ -35,7 +35,7 @@ def _apply(event: msgspec.Struct, state: State, seq: int) -> State:
 
 @_apply.register
 def _(e: ev.GameCreated, s: State, seq: int) -> State:
-    return replace(s, phase="waiting")
+    return replace(s, phase="waiting", rules_version=e.rules_version)
 
 
 @_apply.register

@@ -40,6 +40,7 @@ class Step(msgspec.Struct, frozen=True):
 class State(msgspec.Struct, frozen=True):
     config: SolitaireConfig
     seed: bytes
+    rules_version: int = 1  # which rules decide this game (its GameCreated says; RULES_VERSIONS)
     version: int = 0
     phase: Phase = "new"
     seats: tuple[Seat, ...] = (Seat(),)
@@ -83,5 +84,13 @@ class State(msgspec.Struct, frozen=True):
         return []
 
 
-def initial(config: SolitaireConfig, seed: bytes) -> State:
-    return State(config=config, seed=seed)
+RULES_VERSION = 1
+"""The version new games are played under; a change of behaviour that would replay a recorded game differently
+bumps it, and the older versions stay playable (``RULES_VERSIONS``), branching where they differ."""
+RULES_VERSIONS = (1,)
+
+
+def initial(config: SolitaireConfig, seed: bytes, rules_version: int = RULES_VERSION) -> State:
+    if rules_version not in RULES_VERSIONS:
+        raise ValueError(f"rules version {rules_version} is not one these rules play: {RULES_VERSIONS}")
+    return State(config=config, seed=seed, rules_version=rules_version)

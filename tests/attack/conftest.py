@@ -99,11 +99,11 @@ class Proc:
 
     def run(self, timeout: float = 30) -> subprocess.CompletedProcess:
         """Run to its end (a start that is refused): its exit status and output."""
-        return subprocess.run([sys.executable, "-m", "service", "serve", "--port", str(self.port), *self.args],
+        return subprocess.run(check=False, args=[sys.executable, "-m", "service", "serve", "--port", str(self.port), *self.args],
                               env=self.env, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
                               start_new_session=True)  # Sanic SIGKILLs its whole process group when a worker fails
 
-    def start(self, seconds: float = 30) -> "Proc":
+    def start(self, seconds: float = 30) -> Proc:
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen([sys.executable, "-m", "service", "serve", "--port", str(self.port), *self.args],
                                          env=self.env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
@@ -191,11 +191,10 @@ class OwnRedis:
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            with contextlib.suppress(OSError):
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(64).startswith(b"+PONG"):
-                        return
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s:
+                s.sendall(b"PING\r\n")
+                if s.recv(64).startswith(b"+PONG"):
+                    return
             time.sleep(0.02)
         raise RuntimeError("redis-server did not start")
 
@@ -204,7 +203,7 @@ class OwnRedis:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def cli(self, *args: str) -> str:
-        return subprocess.run(["redis-cli", "-p", str(self.port), *args], capture_output=True, text=True, timeout=10).stdout
+        return subprocess.run(check=False, args=["redis-cli", "-p", str(self.port), *args], capture_output=True, text=True, timeout=10).stdout
 
     def stop(self) -> None:
         if self.proc.poll() is None:

@@ -25,7 +25,7 @@ async def _raw(base: str, request: bytes) -> tuple[int, dict]:
     return int(head.split(b" ")[1]), json.loads(body or b"null")
 
 
-@pytest.mark.parametrize("route", ["GET /games", "GET /games/{game}", "POST /games/{game}/commands", "POST /players",
+@pytest.mark.parametrize("route", ["GET /games/{game}", "POST /games/{game}/commands", "POST /players",
                                    "POST /games", "GET /tournaments/t_0000000000000000"])
 async def test_a_token_with_a_byte_that_is_not_utf8_is_a_401_not_a_500(api, route):
     game = (await api.post("/games", json={"kind": "free-parking", "seats": 2})).json()["game_id"]
@@ -34,6 +34,4 @@ async def test_a_token_with_a_byte_that_is_not_utf8_is_a_401_not_a_500(api, rout
     request = (f"{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
                f"Connection: close\r\n").encode() + b"Authorization: Bearer fpt_\xff\r\n\r\n" + body
     status, answer = await _raw(str(api.base_url).rstrip("/"), request)
-    if path in ("/games", "/players") and method == "GET":
-        assert status in (200, 401), (status, answer)  # a list read needs no token: refusing it is fine too
     assert status < 500, f"{route} with 'Authorization: Bearer fpt_\\xff' answered {status} {answer}"

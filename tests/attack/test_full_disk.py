@@ -25,13 +25,13 @@ from tests.attack.conftest import ADMIN_HEADERS, bearer, inproc, settings
 @contextlib.contextmanager
 def tiny_tmpfs(path):
     path.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(path)],
+    if os.geteuid() != 0 or subprocess.run(check=False, args=["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(path)],
                                            capture_output=True).returncode != 0:
         pytest.skip("cannot mount a tmpfs here (needs root)")
     try:
         yield path
     finally:
-        subprocess.run(["umount", "-l", str(path)], capture_output=True)
+        subprocess.run(check=False, args=["umount", "-l", str(path)], capture_output=True)
 
 
 async def test_a_command_refused_for_a_full_disk_is_not_in_the_log_after_a_restart(tmp_path):

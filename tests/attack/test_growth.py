@@ -9,7 +9,7 @@ memory, which holds everything): about 400 MB an hour per connection, from one g
 Monopoly game can cycle ``offer_trade`` / ``withdraw_trade`` for ever in the same way.)
 
 Expected: some bound — events per game, or commands per client — so that the premise "bounded by the games they
-touch" holds. Here: a solitaire never needs more than a few hundred events to be played out, so 300 in one game (a played-out deal needs well under that)
+touch" holds. Here: a solitaire never needs more than a few hundred events to be played out, so 200 in one game
 from one client must meet a refusal somewhere.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from tests.attack.conftest import bearer
 
-BOUND = 300
+BOUND = 200
 
 
 async def test_one_client_cannot_append_without_bound_to_one_solitaire(api):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import random
 import struct
+import subprocess
 import zlib
 from pathlib import Path
 
@@ -100,7 +101,7 @@ def test_a_journal_that_is_not_a_regular_file_is_refused_in_one_line(tmp_path, p
     service = proc_service(["--data", str(data)], FREE_PARKING_RATE_LIMITS="false")
     try:
         refused = service.run(timeout=8)
-    except Exception as e:  # subprocess.TimeoutExpired: it never said anything
+    except subprocess.TimeoutExpired as e:  # it never said anything
         pytest.fail(f"the service neither started nor refused within 8 s: {type(e).__name__}")
     lines = refusal_lines(refused.stderr)
     assert refused.returncode != 0 and len(lines) == 1 and str(data) in lines[0], (

@@ -14,12 +14,15 @@ from collections.abc import AsyncIterator
 from sanic import Sanic
 from sanic_ext import Extend
 
+from service.events.durability import Durability
+from service.events.journal import JournalCorrupt
+from service.events.store import NotDurable, Store, StoreUnavailable
 from service.events.stores import open_store_checked
 from service.projections import Projector
 
 from . import errors, web
 from .games import Games
-from .limits import Limiter, limits_of
+from .limits import CommandLimiter, Limiter, limits_of
 from .live import bp as live_bp
 from .openapi import spec
 from .routes import bp
@@ -52,24 +55,16 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
 
     @app.before_server_start
     async def _open(app: Sanic) -> None:
-        store, durability = await open_store_checked(
-            settings.redis_url,
-            settings.data_dir,
-            namespace=settings.namespace,
-            fsync=settings.fsync,
-            durability=settings.durability,
-            cluster=settings.cluster,
-            connections=settings.store_connections,
-            wait_ms=settings.store_wait_ms,
-            repair=settings.repair,
-        )
+        store, durability = await open_store_for(settings)
         log.info("store: %s (%s); durability: %s", store.name, settings.redis_url or settings.data_dir, durability.guarantee)
         app.ctx.store = store
         app.ctx.durability = durability
         app.ctx.games = Games(
             store, cache_size=settings.cache_size, bot_delay_ms=settings.bot_delay_ms, idle_ms=settings.idle_close_ms
         )
-        app.ctx.limiter = Limiter(store, limits_of(settings))
+        limits = limits_of(settings)
+        app.ctx.limiter = Limiter(store, limits)
+        app.ctx.commands = CommandLimiter(limits.get("commands"))
         app.ctx.stop = asyncio.Event()
         app.ctx.tasks = []
         loop = asyncio.get_running_loop()
@@ -89,6 +84,33 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
         await app.ctx.store.close()
 
     return app
+
+
+class StartupRefused(Exception):
+    """The service cannot start as configured (the store unreachable, a durability it cannot have, a journal only
+    ``--repair`` may cut, a data folder it cannot use): one line that says what to do, for the operator."""
+
+
+async def open_store_for(settings: Settings) -> tuple[Store, Durability]:
+    """The store ``settings`` name, checked; ``StartupRefused`` with the reason when it cannot be had."""
+    try:
+        return await open_store_checked(
+            settings.redis_url,
+            settings.data_dir,
+            namespace=settings.namespace,
+            fsync=settings.fsync,
+            durability=settings.durability,
+            cluster=settings.cluster,
+            connections=settings.store_connections,
+            wait_ms=settings.store_wait_ms,
+            repair=settings.repair,
+        )
+    except (JournalCorrupt, NotDurable) as e:
+        raise StartupRefused(str(e)) from e
+    except StoreUnavailable as e:
+        raise StartupRefused(f"the store at {settings.redis_url} cannot be reached: {e}") from e
+    except OSError as e:  # the data folder: a file, not writable, no space
+        raise StartupRefused(f"the data folder {settings.data_dir} cannot be used: {e.strerror or e} ({e.filename or ''})") from e
 
 
 _SPEC_FILES: dict[str, str] = {}

@@ -62,10 +62,9 @@ async def caller(request: Request, store: Store, admin_token: str | None) -> Cal
     header = request.headers.get("authorization")
     if header is None:
         return Caller()
-    scheme, _, token = header.partition(" ")
-    token = token.strip()
-    if scheme.lower() != "bearer" or not token:
-        raise ApiError(401, "unauthorized", "Send the token as 'Authorization: Bearer <token>'")
+    token = _bearer(header)
+    if token is None:
+        raise ApiError(401, "unauthorized", "Send the token as 'Authorization: Bearer <token>' (printable ASCII)")
     if admin_token and hmac.compare_digest(token.encode(), admin_token.encode()):
         return Caller(admin=True)
     if len(token) > 200:
@@ -90,9 +89,19 @@ _callers: weakref.WeakKeyDictionary[Store, dict[str, Caller]] = weakref.WeakKeyD
 
 def is_admin(request: Request, admin_token: str | None) -> bool:
     """Whether ``request`` carries the admin token: all a route that reads no other token needs to know."""
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    token = _bearer(request.headers.get("authorization", ""))
+    return bool(admin_token and token and hmac.compare_digest(token.encode(), admin_token.encode()))
+
+
+def _bearer(header: str) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, or ``None`` if it is not one. Tokens are printable
+    ASCII (ours are ``fpt_`` and base64url): a header byte that is not UTF-8 reaches here as a lone surrogate, which
+    no token holds and which ``str.encode`` would choke on."""
+    scheme, _, token = header.partition(" ")
     token = token.strip()
-    return bool(admin_token and scheme.lower() == "bearer" and token and hmac.compare_digest(token.encode(), admin_token.encode()))
+    if scheme.lower() != "bearer" or not token or not (token.isascii() and token.isprintable()):
+        return None
+    return token
 
 
 def require(who: Caller) -> Caller:

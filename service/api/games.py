@@ -71,12 +71,15 @@ class Games:
             self.cache.move_to_end(game_id)
             return game
         lock = self._loading.setdefault(game_id, asyncio.Lock())
-        async with lock:
-            game = self.cache.get(game_id)
-            if game is None:
-                game = await self._fold(game_id)
-                self._remember(game)
-        self._loading.pop(game_id, None)
+        try:
+            async with lock:
+                game = self.cache.get(game_id)
+                if game is None:
+                    game = await self._fold(game_id)
+                    self._remember(game)
+        finally:  # a 404 (or a store error) too: an id nobody has must not stay behind
+            if self._loading.get(game_id) is lock and not lock.locked():
+                del self._loading[game_id]
         return game
 
     async def _fold(self, game_id: str) -> Game:

@@ -114,6 +114,19 @@ def other_kind(body: bytes, kind: str) -> tuple[str, msgspec.Struct] | None:
     return other, _decoders[other].decode(body)
 
 
+SERVER_TAGS = frozenset(c.__struct_config__.tag for c in SERVER_COMMANDS)
+
+
+def server_command(body: bytes) -> str | None:
+    """The tag of a server command (``timeout``, ``close``…) ``body`` names, if it names one: for a kind that has no
+    use for that command, still 422 ``server_only``, as the kinds that have it answer."""
+    try:
+        tag = _tagged.decode(body).type
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    return tag if tag in SERVER_TAGS else None
+
+
 def default_seats(kind: Kind) -> int:
     """Seats when the body names none: four (API.md's example), or the nearest the kind admits."""
     low, high = kind.seats

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+from collections import OrderedDict
 from collections.abc import Callable
 
 import msgspec
@@ -23,7 +24,7 @@ from .errors import ApiError
 from .games import now_ms
 from .settings import Settings
 
-WHAT = {"games": "new games", "players": "new players"}
+WHAT = {"games": "new games", "players": "new players", "commands": "commands"}
 
 
 class Limit(msgspec.Struct, frozen=True):
@@ -43,6 +44,7 @@ def limits_of(settings: Settings) -> dict[str, Limit]:
     wanted = {
         "games": Limit(settings.games_burst, settings.games_per_minute),
         "players": Limit(settings.players_burst, settings.players_per_minute),
+        "commands": Limit(settings.commands_burst, settings.commands_per_minute),
     }
     return {action: limit for action, limit in wanted.items() if limit.per_minute > 0}
 
@@ -50,7 +52,8 @@ def limits_of(settings: Settings) -> dict[str, Limit]:
 def client_address(request: Request) -> str:
     """Whom a request comes from: the address the trusted proxies name (Sanic's ``remote_addr``, set only when
     ``PROXIES_COUNT``, ``REAL_IP_HEADER`` or ``FORWARDED_SECRET`` say whom to trust), else the peer's. An IPv6 client
-    counts as its /64: one host is usually given a whole /64, and each of its addresses must not be a new client."""
+    counts as its /56: a home connection is delegated a /56 (or a /48: RIPE-690), whose 256 /64s must not be 256
+    clients; a business's /48 is then 256 of them."""
     raw = request.remote_addr or request.ip
     try:
         ip = ipaddress.ip_address(raw.strip("[]"))
@@ -59,7 +62,7 @@ def client_address(request: Request) -> str:
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+        return str(ipaddress.IPv6Network((ip, 56), strict=False))
     return str(ip)
 
 
@@ -96,6 +99,32 @@ class Limiter:
                     await self.store.rate_give_back(back, now, limit.interval_ms)
                 raise rate_limited(action, by, limit, wait)
             taken.append(bucket)
+
+
+class CommandLimiter:
+    """Commands per player, per worker, in this worker's memory: a command is the hot path, and a store round trip per
+    command would cost more than it guards. What it guards: every command a game accepts is an event kept for good
+    (a solitaire's moves and undos have no end), so one client must not append without bound. With W workers a player
+    gets W times the rate, which bounds it all the same. Buckets of players idle past the burst are forgotten."""
+
+    SIZE = 100_000
+
+    def __init__(self, limit: Limit | None, clock: Callable[[], int] = now_ms) -> None:
+        self.limit, self.clock = limit, clock
+        self._due: OrderedDict[str, int] = OrderedDict()  # GCRA: each player's theoretical arrival time
+
+    def charge(self, who: Caller) -> None:
+        """Take one of ``who``'s tokens, or raise 429."""
+        if self.limit is None or who.admin or who.player_id is None:
+            return
+        now, step = self.clock(), self.limit.interval_ms
+        due = max(self._due.pop(who.player_id, now), now)
+        if due - now > step * (self.limit.burst - 1):
+            self._due[who.player_id] = due
+            raise rate_limited("commands", "player", self.limit, due - now - step * (self.limit.burst - 1))
+        self._due[who.player_id] = due + step
+        while len(self._due) > self.SIZE:
+            self._due.popitem(last=False)
 
 
 def _buckets(action: str, request: Request, who: Caller | None) -> list[tuple[str, str]]:

@@ -9,8 +9,8 @@ The stream is ``GET /games/{id}/events`` kept open: the same envelopes, redacted
 
 It starts after ``Last-Event-ID`` (the header a browser's ``EventSource`` sends when it reconnects), else after
 ``?after=`` (default 0: from the first event), so a reconnect misses no event and repeats none. The worker's one
-watch of the game (``watch.py``) looks for new events every ``POLL_SECONDS`` and at once when this worker appends to
-the game itself, for every stream open on it; a waiting stream holds no store connection. A comment line
+watch of the game (``watch.py``) reads its new events for every stream open on it, when this worker or another
+appends to it; a waiting stream holds no store connection. A comment line
 (``: ping``) every ``PING_SECONDS`` keeps proxies and the server's response timeout from closing a quiet stream.
 Once the game is over and its last event sent, one ``event: end`` message (no ``id``; ``data: {"version": N}``)
 closes the stream; asking again past the end is ``204 No Content``, which tells an ``EventSource`` to stop
@@ -105,7 +105,7 @@ async def stream(request: Request, game_id: str) -> HTTPResponse | None:
     )
     await response.send(b": events of %s after %d\n\n" % (game_id.encode(), after))  # the headers go out now
     last_sent = loop.time()
-    with games.watches.follow(game_id) as watch:
+    async with games.watches.follow(game_id) as watch:
         while True:
             batch = watch.since(after)
             if batch is None:  # behind what the watch holds: a page from the store (a connection only meanwhile)

@@ -24,11 +24,15 @@ from .openapi import published_as
 
 _NEVER = {"Cc", "Cs", "Co", "Cn", "Zl", "Zp"}
 _FORMAT_ALLOWED = {0x200C, 0x200D, 0x200E, 0x200F}  # ZWNJ, ZWJ, LRM, RLM
-_BRAILLE_BLANK = 0x2800
-"""The Braille pattern with no dots (the block encodes dots as bits of the offset from U+2800): a symbol (So), and
-not default-ignorable, yet it renders as blank space and is a well-known way to make an empty-looking name."""
-FLAG = r"\U0001F3F4[\U000E0020-\U000E007E]+\U000E007F"
-"""An emoji tag sequence (UTS #51): its base, tag characters and the cancel tag; the only place a tag is allowed."""
+_INKLESS = (0x2800, 0x1D159)
+"""Symbols (So) drawn with no ink, though Unicode neither calls them default-ignorable nor spaces: the Braille pattern
+with no dots (the block encodes dots as bits of the offset from U+2800) and the musical null notehead (a notehead
+placeholder). Both are well-known ways to make an empty-looking name; the only graphic characters Unicode defines
+as drawing nothing by design."""
+FLAG = r"\U0001F3F4[\U000E0030-\U000E0039\U000E0061-\U000E007A]{2,6}\U000E007F"
+"""An emoji tag sequence of a subdivision flag (UTS #51, ED-14a and CLDR's subdivision ids): its base, a region code of
+two to six tag letters and digits, and the cancel tag; the only place a tag is allowed. Tags are invisible copies of
+ASCII: a longer run, or tag spaces and punctuation, would carry text that no screen shows."""
 
 
 def _runs() -> list[tuple[str, int, int]]:
@@ -62,7 +66,7 @@ def _kind(category: str) -> str:
 def _classes() -> dict[str, str]:
     """Each kind's code points as the inside of a regular-expression character class (``\\u0041-\\u005a...``)."""
     runs = _runs()
-    exceptions = dict.fromkeys([*_FORMAT_ALLOWED, _BRAILLE_BLANK, *_fillers(runs)], "blank")
+    exceptions = dict.fromkeys([*_FORMAT_ALLOWED, *_INKLESS, *_fillers(runs)], "blank")
     points: list[tuple[str, int, int]] = []  # (kind, first, last), each exception a run of its own
     for category, first, last in runs:
         for cp in sorted(cp for cp in exceptions if first <= cp <= last):
@@ -94,10 +98,11 @@ and its generated classes are 30 KB. This is a condition every accepted name mee
 text-direction character, and one that is neither white space nor zero-width); ``DESCRIPTION`` states the rest."""
 DESCRIPTION = (
     "1–40 code points, kept exactly as sent. At least one visible character: a letter, number, punctuation mark or "
-    "symbol (Unicode L*, N*, P*, S*) other than the default-ignorable Hangul fillers and U+2800 (the blank Braille "
-    "pattern). Never: control, surrogate, private-use or unassigned code points (Cc, Cs, Co, Cn; noncharacters "
-    "included), line or paragraph separators (Zl, Zp), or format characters (Cf) other than ZWNJ, ZWJ, LRM and RLM "
-    "(U+200C–U+200F) and the tags of an emoji tag sequence (U+1F3F4, then U+E0020–U+E007E, then U+E007F). The "
+    "symbol (Unicode L*, N*, P*, S*) other than the default-ignorable Hangul fillers and the inkless U+2800 (the "
+    "blank Braille pattern) and U+1D159 (the musical null notehead). Never: control, surrogate, private-use or "
+    "unassigned code points (Cc, Cs, Co, Cn; noncharacters included), line or paragraph separators (Zl, Zp), or "
+    "format characters (Cf) other than ZWNJ, ZWJ, LRM and RLM (U+200C–U+200F) and the tags of a subdivision flag "
+    "(U+1F3F4, two to six tag letters or digits, then U+E007F). The "
     "pattern is a necessary condition only: the service applies the whole rule (docs/limits.md)."
 )
 IN_WORDS = (

@@ -25,7 +25,7 @@ from . import schemas as s
 from .auth import Caller, TokenRecord, caller, is_admin, issue, new_id, require
 from .errors import ApiError, bad_body
 from .games import Games, SeatOf, Unseated, now_ms
-from .kinds import KINDS, default_seats, other_kind
+from .kinds import KINDS, default_seats, other_kind, server_command
 from .openapi import doc
 
 bp = Blueprint("api")
@@ -220,6 +220,7 @@ async def get_game(request: Request, game_id: str) -> HTTPResponse:
      errors=(400, 401, 403, 404, 409, 413, 422, 503), auth="required")
 async def command(request: Request, game_id: str) -> HTTPResponse:
     who = require(await _caller(request))
+    request.app.ctx.commands.charge(who)  # every command a game accepts is an event kept for good
     games = _games(request)
     cmd = _command(await games.load(game_id), request.body or b"")  # the kind never changes: any cached state says it
     executed = await games.execute(
@@ -251,6 +252,8 @@ def _command(game: Game, body: bytes) -> msgspec.Struct:
         error, other = e, None
     if other is not None:
         raise ApiError(422, "wrong_kind", f"This is a {game.rules.KIND} game, and that is a {other[0]} command", kind=game.rules.KIND)
+    if (tag := server_command(body)) is not None:
+        raise ApiError(422, "server_only", f"Only the server may send {tag}", type=tag)
     raise bad_body(error, "invalid_command")
 
 

@@ -42,6 +42,8 @@ class Settings(msgspec.Struct, kw_only=True):
     games_per_minute: int = 60  # …and then a minute (0: games are not limited)
     players_burst: int = 20
     players_per_minute: int = 6
+    commands_burst: int = 60  # commands one player (a token) may send at once, per worker…
+    commands_per_minute: int = 600  # …and then a minute (0: commands are not limited)
     idle_close_ms: int = 24 * 3600 * 1000  # a game nobody joined or moved in for this long is closed (0: never)
     proxies_count: int = 0  # proxies in front that append to X-Forwarded-For: the client is the address they saw
 

@@ -2,10 +2,15 @@
 
 Five hundred streams on one game used to poll the store five hundred times a tick, each holding a connection
 while it did: past the pool's size streams were cut off. Now the first stream of a game starts its ``GameWatch``,
-which alone looks for new events (the cache plus the stream's tail, every ``POLL_SECONDS``, and at once when this
-worker appends to the game) and keeps the newest ``BUFFER`` of them; every stream sends from that buffer and waits
-on the watch, holding nothing of the store's. A stream behind the buffer (a resume from long ago) catches up
-from the store in pages, then follows the buffer. The last stream to close stops the watch.
+which alone reads the game's new events and keeps the newest ``BUFFER`` of them; every stream sends from that buffer
+and waits on the watch, holding nothing of the store's. A stream behind the buffer (a resume from long ago) catches
+up from the store in pages, then follows the buffer. The last stream to close stops the watch.
+
+A watch looks when the game may have moved, not on a clock: at once when this worker appends to it, and when the
+worker's ``ChangeFeed`` — one reader of every partition log, for all the worker's watches — sees another worker's
+append to it. So idle streams cost the store nothing per game; each watch still looks every ``SAFETY_SECONDS`` (or
+``POLL_SECONDS`` while the feed cannot read), in case an append was missed. The embedded store has one worker: its
+appends are all this worker's own, so it needs no feed.
 """
 
 from __future__ import annotations
@@ -14,25 +19,28 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
 from service.events.envelope import Envelope
+from service.events.store import Store
 
 if TYPE_CHECKING:
     from .games import Games
 
 log = logging.getLogger("free_parking")
 
-POLL_SECONDS = 0.2
+POLL_SECONDS = 0.2  # how often a watch looks while no feed tells it of appends
+SAFETY_SECONDS = 5.0  # how often it looks anyway
+FEED_BLOCK_MS = 1000  # a single server's feed waits this long for an append in one read (a cluster's polls)
 BUFFER = 500  # events kept per watched game: a stream further behind reads the store
 
 
 class GameWatch:
     """The events of one game as this worker learns of them, for the streams that follow it."""
 
-    def __init__(self, games: Games, game_id: str) -> None:
-        self.games, self.game_id = games, game_id
+    def __init__(self, games: Games, game_id: str, fed: Callable[[], bool] = lambda: False) -> None:
+        self.games, self.game_id, self._fed = games, game_id, fed
         self.version = -1  # the last event read (-1: not looked yet)
         self.finished = False  # whether the game is over at ``version``
         self.failed: BaseException | None = None  # why the watch stopped early (the store went away)
@@ -81,7 +89,7 @@ class GameWatch:
                 self._notify()
                 return
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._woken.wait(), POLL_SECONDS)
+                await asyncio.wait_for(self._woken.wait(), SAFETY_SECONDS if self._fed() else POLL_SECONDS)
 
     async def _look(self) -> None:
         game = await self.games.fresh(self.game_id)
@@ -100,24 +108,77 @@ class GameWatch:
         self._notify()
 
 
+class ChangeFeed:
+    """Every append of every worker, read off the partition logs (each append writes a pointer there: game and range)
+    by one task per worker, for the watches it holds: a game's watch is woken when its game is named."""
+
+    def __init__(self, store: Store, wake: Callable[[str], None]) -> None:
+        self.store, self.wake = store, wake
+        self.reading = False  # whether the last read worked (else the watches look on their own, every POLL_SECONDS)
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Read from the logs' newest entries on; once this returns, no later append is missed."""
+        if self._task is not None and not self._task.done():
+            return
+        try:
+            heads = await self.store.log_heads()
+        except Exception as e:  # noqa: BLE001 - the watches poll meanwhile; the next stream tries again
+            log.warning("change feed not started: %s", e)
+            return
+        self.reading = True
+        self._task = asyncio.get_running_loop().create_task(self._run(heads))
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task, self.reading = None, False
+
+    async def _run(self, heads: dict[int, bytes]) -> None:
+        while True:
+            try:
+                appended = await self.store.appended_since(heads, FEED_BLOCK_MS)
+                self.reading = True
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # noqa: BLE001 - the store is away: the watches poll until it is back
+                if self.reading:
+                    log.warning("change feed paused: %s", e)
+                self.reading = False
+                await asyncio.sleep(POLL_SECONDS * 5)
+                continue
+            for p, entry, game_id in appended:
+                heads[p] = entry
+                self.wake(game_id)
+            if self.store.cluster and not appended:  # a cluster's read does not wait: pace it
+                await asyncio.sleep(POLL_SECONDS)
+
+
 class Watches:
-    """A worker's watches, one per game that has streams open."""
+    """A worker's watches, one per game that has streams open, and the feed that wakes them (a real Redis only)."""
 
     def __init__(self, games: Games) -> None:
         self.games = games
         self._by_game: dict[str, GameWatch] = {}
+        self.feed = ChangeFeed(games.store, self.wake) if games.store.name != "embedded" else None
+
+    def _fed(self) -> bool:
+        return self.feed is None or self.feed.reading
 
     def wake(self, game_id: str) -> None:
         watch = self._by_game.get(game_id)
         if watch is not None:
             watch.wake()
 
-    @contextlib.contextmanager
-    def follow(self, game_id: str) -> Iterator[GameWatch]:
-        """The game's watch, started for this stream if it is the first; stopped when the last one leaves."""
+    @contextlib.asynccontextmanager
+    async def follow(self, game_id: str) -> AsyncIterator[GameWatch]:
+        """The game's watch, started for this stream if it is the first; stopped when the last one leaves (and the
+        feed with the last watch)."""
+        if self.feed is not None:
+            await self.feed.start()
         watch = self._by_game.get(game_id)
         if watch is None or watch.failed is not None:  # a failed watch stays failed for the streams it had
-            watch = self._by_game[game_id] = GameWatch(self.games, game_id)
+            watch = self._by_game[game_id] = GameWatch(self.games, game_id, self._fed)
         watch.streams += 1
         watch._start()
         try:
@@ -127,3 +188,5 @@ class Watches:
             if not watch.streams and self._by_game.get(game_id) is watch:
                 del self._by_game[game_id]
                 watch.wake()  # it sees no stream left and stops
+            if not self._by_game and self.feed is not None:
+                self.feed.stop()

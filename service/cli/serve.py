@@ -2,26 +2,27 @@
 
 ``REDIS_URL`` selects a real Redis (a single server, or any node of a Redis Cluster: ``--cluster auto`` asks it);
 without it the embedded store keeps everything under ``--data``.
-The embedded store belongs to one process, so it runs with one worker only. Its journal is checked here, before
-Sanic starts a worker: a journal only ``--repair`` may cut is refused with one line and exit status 2.
+The embedded store belongs to one process, so it runs with one worker only. A start that cannot be made as
+configured (a journal only ``--repair`` may cut, a store that cannot be reached, a durability it lacks) is refused
+with one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import os
 import sys
+import warnings
 from functools import partial
 from pathlib import Path
 
 from sanic import Sanic
 from sanic.worker.loader import AppLoader
 
-from service.api.app import create_app
+from service.api.app import StartupRefused, create_app, open_store_for
 from service.api.settings import Settings
-from service.events.embedded import check_journal
-from service.events.journal import JournalCorrupt
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -52,15 +53,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     limits = p.add_argument_group("limits on new players and games, per client address and per player (docs/limits.md)")
     limits.add_argument("--no-rate-limits", dest="rate_limits", action="store_false", default=env.rate_limits,
                         help="no limit at all (FREE_PARKING_RATE_LIMITS=false)")
-    for what in ("games", "players"):
+    for what, words in (("games", "new games"), ("players", "new players"), ("commands", "commands of a player (per worker)")):
         burst, rate = getattr(env, f"{what}_burst"), getattr(env, f"{what}_per_minute")
-        limits.add_argument(f"--{what}-burst", type=int, default=burst, help=f"new {what} at once (default {burst})")
-        limits.add_argument(f"--{what}-per-minute", type=int, default=rate, help=f"then new {what} a minute (default {rate}; 0: no limit)")
+        limits.add_argument(f"--{what}-burst", type=int, default=burst, help=f"{words} at once (default {burst})")
+        limits.add_argument(f"--{what}-per-minute", type=int, default=rate, help=f"then {words} a minute (default {rate}; 0: no limit)")
     limits.add_argument("--proxies-count", type=int, default=env.proxies_count,
                         help="proxies in front of the service that append to X-Forwarded-For (default 0: the peer is the client)")
 
 
-LIMIT_FIELDS = ("idle_close_ms", "rate_limits", "games_burst", "games_per_minute", "players_burst", "players_per_minute", "proxies_count")
+LIMIT_FIELDS = ("idle_close_ms", "rate_limits", "games_burst", "games_per_minute", "players_burst", "players_per_minute",
+                "commands_burst", "commands_per_minute", "proxies_count")
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -83,6 +85,50 @@ def settings_from(args: argparse.Namespace) -> Settings:
     )
 
 
+def _serve(settings: Settings) -> None:
+    """One worker runs in this very process (Sanic's single-process mode): a store that cannot be opened is then an
+    exception here, said in one line, and nothing else is killed. Several workers (a real Redis) are child processes,
+    and a worker that fails to start makes Sanic SIGKILL its whole process group — whoever launched the service too:
+    so the store is opened and checked here first, and a refusal is said before any worker starts."""
+    if settings.workers == 1:
+        app = create_app(settings)
+        app.prepare(host=settings.host, port=settings.port, access_log=False, motd=False, backlog=settings.backlog,
+                    single_process=True)  # fmt: skip
+        Sanic.serve_single(primary=app)
+        return
+    asyncio.run(_preflight(settings))
+    loader = AppLoader(factory=partial(create_app, settings))
+    app = loader.load()
+    app.prepare(host=settings.host, port=settings.port, workers=settings.workers, access_log=False, motd=False,
+                backlog=settings.backlog)  # fmt: skip
+    Sanic.serve(primary=app, app_loader=loader)
+
+
+async def _preflight(settings: Settings) -> None:
+    store, _ = await open_store_for(settings)
+    await store.close()
+
+
+def _logging() -> None:
+    """The service's own lines (its store, what goes wrong) to stderr, once each (Sanic logs its own to stdout)."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    ours = logging.getLogger("free_parking")
+    ours.addHandler(handler)
+    ours.setLevel(logging.INFO)
+    ours.propagate = False
+    logging.getLogger("sanic.error").addFilter(_NotRefusals())
+    # sanic-ext (pinned below 25, see pyproject.toml) still passes the loop to its listeners: nothing of ours does
+    warnings.filterwarnings("ignore", message=".*Passing the loop argument to listeners is deprecated.*")
+
+
+class _NotRefusals(logging.Filter):
+    """Sanic logs whatever stopped it with its traceback; a refused start is said in one line instead (``main``)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], StartupRefused))
+
+
 def main(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     if settings.workers < 1:
@@ -94,17 +140,11 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if not settings.redis_url:
-        try:  # here, not in the worker: a refusal there is a traceback and a worker Sanic gives up on
-            check_journal(settings.data_dir, repair=settings.repair, fsync=settings.fsync)
-        except JournalCorrupt as e:
-            print(e, file=sys.stderr)
-            return 2
+    _logging()
     os.environ.update(settings.to_env())  # workers build their app from the environment
-    loader = AppLoader(factory=partial(create_app, settings))
-    app = loader.load()
-    app.prepare(host=settings.host, port=settings.port, workers=settings.workers, access_log=False, motd=False,
-                backlog=settings.backlog)  # fmt: skip
-    Sanic.serve(primary=app, app_loader=loader)
+    try:
+        _serve(settings)
+    except StartupRefused as e:
+        print(f"free-parking: not started: {e}", file=sys.stderr)
+        return 2
     return 0

@@ -10,6 +10,7 @@ repair may drop is refused first (``check_journal``, ``journal.py``).
 from __future__ import annotations
 
 import asyncio
+import logging
 import functools
 from pathlib import Path
 from typing import Any
@@ -18,11 +19,12 @@ import fakeredis
 import msgspec
 
 from .envelope import Envelope
-from .journal import Dropped, Journal, JournalCorrupt
+from .journal import RECORD_HEAD, Dropped, Journal
 from .keys import STATUSES
 from .pool import CONNECTIONS, WAIT_MS, WaitingPool
 from .store import Appended, AppendRequest, Projected, ProjectionCorrupt, Store, StoreUnavailable, append_args
 
+log = logging.getLogger("free_parking.store")
 _record = msgspec.msgpack.Encoder()
 
 
@@ -78,16 +80,41 @@ class EmbeddedStore(Store):
             kinds: dict[str, str] = {}
             path = self._journal_path
             records, self.dropped = Journal.load(path, repair=self._repair, fsync=self._fsync, describe=describe)
+            offset = 0
             for n, payload in enumerate(records):
-                op = _decode_op.decode(payload)
-                args = [_with_kind(_decode_request.decode(op.args[0]), kinds)] if op.op == "append" else op.args
-                result = await getattr(self, f"_op_{op.op}")(*args)
-                if not _changed(result):  # only writes that took were journalled: each must take again
-                    raise JournalCorrupt(f"{self._journal_path}: record {n} ({op.op}) did not apply again: {result!r}")
+                refusal = await self._replay(payload, kinds)
+                if refusal is not None:  # its checksum holds, yet it is not a write that took: cut here, or refuse
+                    reason = f"record {n} does not replay ({refusal})"
+                    self.dropped = Journal.cut(path, offset, reason, repair=self._repair, fsync=self._fsync, describe=describe)
+                    break
+                offset += RECORD_HEAD + len(payload)
             self._journal = Journal(self._journal_path, fsync=self._fsync)
         return self
 
+    async def _replay(self, payload: bytes, kinds: dict[str, str]) -> str | None:
+        """Apply one journalled write again; why it cannot be, if it cannot (``None``: it took, as it did first)."""
+        try:
+            op = _decode_op.decode(payload)
+            apply = getattr(self, f"_op_{op.op}", None)
+            if apply is None:
+                return f"an operation this store does not know: {op.op[:40]!r}"
+            args = [_with_kind(_decode_request.decode(op.args[0]), kinds)] if op.op == "append" else op.args
+            result = await apply(*args)
+        except (msgspec.MsgspecError, TypeError, ValueError, IndexError) as e:
+            return f"not a store operation: {type(e).__name__}"
+        if not _changed(result):  # only writes that took were journalled: each must take again
+            return f"{op.op} did not apply again: {result!r}"[:200]
+        return None
+
     async def _write(self, op: str, *args: Any) -> Any:
+        """Carry out and journal one write, to its end even if the request that asked for it is cancelled (its client
+        hung up): fakeredis applies a transaction before its answers are read, so a cancel in between would leave
+        memory ahead of this store's versions and of the journal — and every later write to the game failing."""
+        task = asyncio.ensure_future(self._write_whole(op, *args))
+        task.add_done_callback(_retrieved)
+        return await asyncio.shield(task)
+
+    async def _write_whole(self, op: str, *args: Any) -> Any:
         async with self._lock:
             if self._broken is not None:
                 raise StoreUnavailable(self._broken)
@@ -245,6 +272,12 @@ class EmbeddedStore(Store):
         pipe.hincrby(key, "seq", 1)
         await pipe.execute()
         return Projected(True, version)
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """A shielded write whose caller was cancelled still has its outcome looked at (none is lost unseen)."""
+    if not task.cancelled() and task.exception() is not None:
+        log.debug("a write whose caller went away failed: %s", task.exception())
 
 
 def _with_kind(req: AppendRequest, kinds: dict[str, str]) -> AppendRequest:

@@ -21,8 +21,10 @@ each cut is logged (``free_parking.journal``) and reported (``Dropped``).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import stat
 import struct
 import zlib
 from collections import Counter
@@ -36,6 +38,7 @@ import msgspec
 log = logging.getLogger("free_parking.journal")
 
 _HEAD = struct.Struct(">II")
+RECORD_HEAD = _HEAD.size  # the bytes before a record's payload: a record from ``offset`` ends at offset + this + len
 TORN_MAX = 1 << 20  # the most a torn write (or a crash's unwritten zeros) may leave; beyond it, damage
 _CRC_BUDGET = 8 << 20  # bytes checksummed by a search, beyond 4 × the bytes searched: its work stays linear
 _LOOKAHEAD = 2  # headers that must follow a plausible record before its checksum is worth computing
@@ -98,20 +101,31 @@ class Journal:
         self.fsync = fsync
         path.parent.mkdir(parents=True, exist_ok=True)
         new = not path.exists()
-        self._file = open(path, "ab")  # noqa: SIM115 - held open for the store's life
+        # unbuffered: a record that could not be written (a full disk) must not stay in a buffer that a later flush,
+        # at close, would write after all — a write answered "not acknowledged" would then replay at the next start
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         if fsync and new:  # a new file's name must survive a power cut too, not only its contents
             _fsync_dir(path.parent)
 
     def write(self, payload: bytes) -> None:
+        """Append one record, whole, before returning; if it cannot be (a full disk, an I/O error), the file is cut
+        back to where it was, so no part of the record stays, and the error is raised."""
         if not payload:
             raise ValueError("a journal record must not be empty")
-        self._file.write(_HEAD.pack(len(payload), zlib.crc32(payload)) + payload)
-        self._file.flush()
-        if self.fsync:
-            os.fsync(self._file.fileno())
+        record = memoryview(_HEAD.pack(len(payload), zlib.crc32(payload)) + payload)
+        start = os.lseek(self._fd, 0, os.SEEK_END)
+        try:
+            while record:
+                record = record[os.write(self._fd, record) :]
+            if self.fsync:
+                os.fsync(self._fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, start)
+            raise
 
     def close(self) -> None:
-        self._file.close()
+        os.close(self._fd)
 
     @staticmethod
     def load(
@@ -122,9 +136,9 @@ class Journal:
         Raises ``JournalCorrupt``, leaving the file as it is, where the cut would need ``repair``.
         ``describe`` names what a record holds, for the report of what is dropped.
         """
-        if not path.exists():
+        data = _read(path)
+        if data is None:
             return iter(()), None
-        data = path.read_bytes()
         end = _intact_end(memoryview(data), 0)
         if end == len(data):
             return _payloads(data, end), None
@@ -136,9 +150,46 @@ class Journal:
         return _payloads(data, end), dropped
 
     @staticmethod
+    def cut(
+        path: Path, offset: int, reason: str, *, repair: bool = False, fsync: bool = False, describe: Describe = None
+    ) -> Dropped:
+        """Drop the journal from ``offset`` on, where its reader found a record whose checksum holds but which
+        cannot be what it says (it does not replay): refused, the file as it is, unless ``repair``; then set aside
+        like any damage, with the intact records after it counted."""
+        data = path.read_bytes()
+        intact, held, searched = _search(data, offset, len(data), describe)
+        dropped = Dropped(path=str(path), offset=offset, size=len(data) - offset, kind="damaged", reason=reason,
+                          intact=intact, held=held, searched=searched)  # fmt: skip
+        if not repair:
+            raise JournalCorrupt(dropped.refusal(), dropped)
+        dropped = _set_aside(path, data, dropped, fsync)
+        log.warning("%s", dropped.summary())
+        return dropped
+
+    @staticmethod
     def records(path: Path, *, repair: bool = False, fsync: bool = False) -> Iterator[bytes]:
         """``load``'s records alone."""
         return Journal.load(path, repair=repair, fsync=fsync)[0]
+
+
+def _read(path: Path) -> bytes | None:
+    """The journal's bytes (``None``: there is no journal yet), or ``JournalCorrupt`` for a path that is no regular
+    file — a directory, a named pipe (reading one would block for ever), a symlink that leads nowhere (the service
+    would start empty, its data elsewhere) or loops."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise JournalCorrupt(f"{path}: a symbolic link to {os.readlink(path)}, which does not exist") from None
+        return None
+    except OSError as e:
+        raise JournalCorrupt(f"{path}: cannot be read as a journal ({e.strerror or e})") from None
+    if not stat.S_ISREG(mode):
+        raise JournalCorrupt(f"{path}: not a regular file; move it away (or point --data elsewhere)")
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise JournalCorrupt(f"{path}: cannot be read ({e.strerror or e})") from None
 
 
 def _payloads(data: bytes, end: int) -> Iterator[bytes]:
@@ -180,6 +231,8 @@ def _examine(path: Path, data: bytes, pos: int, describe: Describe) -> Dropped:
         kind, reason = "zeros", "zeros to the end (blocks a crash allocated, never written)"
     elif zeros <= pos and header:
         kind, reason = "damaged", "more than 1 MiB of zeros to the end (writes a crash may have lost)"
+    elif whole and zeros < pos + _HEAD.size + length and len(data) - pos <= TORN_MAX:
+        kind, reason = "torn", "a torn last record and the zeros a crash left after it (never acknowledged)"
     elif whole:
         kind, reason = "damaged", "a whole record whose checksum fails (an acknowledged write)"
     elif not header or (0 < length <= TORN_MAX and searched):

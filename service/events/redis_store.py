@@ -122,6 +122,8 @@ def _parse_append(result: list[Any]) -> Appended:
 
 def _raise_first(results: list[Any]) -> None:
     for r in results:
+        if isinstance(r, Exception) and unavailable(r):
+            raise StoreUnavailable(str(r)) from r
         if isinstance(r, Exception):
             raise r
 
@@ -222,8 +224,8 @@ class RedisStore(Store):
                     out.append(await self._op_project_game(*item))
                 except ProjectionCorrupt as e:
                     out.append(e)
-            elif isinstance(reply, UNAVAILABLE):
-                raise reply
+            elif isinstance(reply, Exception) and unavailable(reply):
+                raise StoreUnavailable(str(reply)) from reply
             elif isinstance(reply, Exception):
                 out.append(reply)
             elif int(reply[0]) < 0:
@@ -348,7 +350,7 @@ class RedisStore(Store):
                     if fut.done():
                         continue
                     if isinstance(res, Exception):
-                        fut.set_exception(res)
+                        fut.set_exception(StoreUnavailable(str(res)) if unavailable(res) else res)
                     else:
                         fut.set_result(_parse_append(res))
         finally:

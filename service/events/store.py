@@ -28,11 +28,19 @@ UNAVAILABLE: tuple[type[BaseException], ...] = (
 """What says the store cannot be reached right now (as opposed to a refused or malformed command)."""
 
 
+REFUSING = ("OOM ", "READONLY ", "MISCONF ", "NOREPLICAS ", "MASTERDOWN ", "LOADING ", "BUSY ", "TRYAGAIN ", "CLUSTERDOWN ")
+"""Error replies of a server that answers but takes no write now: full (``maxmemory`` with ``noeviction``), a
+replica (after a failover), unable to persist, still loading, busy with a script, resharding. Nothing was written."""
+
+
 def unavailable(e: BaseException) -> bool:
-    """Whether ``e`` says the store cannot be reached: one of ``UNAVAILABLE``, or a cluster client that could reach
-    none of the nodes it knows (a ``RedisClusterException`` raised from a connection error)."""
+    """Whether ``e`` says the store cannot be reached, or cannot take the command now: one of ``UNAVAILABLE``, an
+    error reply of ``REFUSING``, or a cluster client that could reach none of the nodes it knows (a
+    ``RedisClusterException`` raised from a connection error)."""
     if isinstance(e, UNAVAILABLE):
         return True
+    if isinstance(e, rex.ResponseError):
+        return isinstance(e, rex.OutOfMemoryError | rex.ReadOnlyError) or (str(e) + " ").startswith(REFUSING)
     return isinstance(e, rex.RedisClusterException) and isinstance(e.__cause__, UNAVAILABLE)
 
 
@@ -296,7 +304,7 @@ class Store:
         """``coro``'s answer; a store that cannot be reached is ``StoreUnavailable`` (writes go through here too)."""
         try:
             return await coro
-        except (*UNAVAILABLE, rex.RedisClusterException) as e:
+        except (*UNAVAILABLE, rex.ResponseError, rex.RedisClusterException) as e:
             if unavailable(e):
                 raise StoreUnavailable(str(e)) from e
             raise
@@ -369,6 +377,29 @@ class Store:
             pipe.hgetall(self.keys.meta(game_id))
         replies = await self._read(pipe.execute())
         return [{k.decode(): v.decode() for k, v in raw.items()} if raw else None for raw in replies]
+
+    async def log_heads(self) -> dict[int, bytes]:
+        """The newest entry of each partition log (``0-0`` where one is empty): where a reader of appends starts."""
+        pipe = self.r.pipeline(transaction=False)
+        for p in range(PARTITIONS):
+            pipe.xrevrange(self.keys.log(p), "+", "-", count=1)
+        replies = await self._read(pipe.execute())
+        return {p: rows[0][0] if rows else b"0-0" for p, rows in enumerate(replies)}
+
+    async def appended_since(self, heads: dict[int, bytes], block_ms: int) -> list[tuple[int, bytes, str]]:
+        """The partition logs' entries after ``heads``: ``(partition, entry id, game id)`` of every append since, in
+        one command on a single server, which waits up to ``block_ms`` for the first; on a cluster the logs live in
+        different slots, so each is read apart, in one pipeline, without waiting."""
+        if self.cluster:
+            pipe = self.r.pipeline(transaction=False)
+            for p, head in heads.items():
+                pipe.xread({self.keys.log(p): head}, count=1000)
+            replies = [row for reply in await self._read(pipe.execute()) for row in (reply or [])]
+        else:
+            streams = {self.keys.log(p): head for p, head in heads.items()}
+            replies = await self._read(self.r.xread(streams, count=1000, block=block_ms)) or []
+        partition_of = {self.keys.log(p).encode(): p for p in heads}
+        return [(partition_of[key], entry, fields[b"game"].decode()) for key, rows in replies for entry, fields in rows]
 
     async def due_games(self, now: int, limit: int = 100) -> list[tuple[str, int]]:
         """Games whose server action (a deadline, a bot's move) is due at ``now``: ``(game_id, due_at)``."""

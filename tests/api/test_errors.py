@@ -431,6 +431,18 @@ async def test_each_kind_of_illegal_move_is_422_with_its_rule_code_and_appends_n
         assert_error(await command(api, game_id, tokens[1], {"type": "time_expires", "card": expires, "target": 0}), 422, "main_play_done")
 
 
+@pytest.mark.parametrize("kind", ["solitaire", "monopoly"])
+async def test_the_servers_own_commands_are_422_server_only_in_every_kind(api, kind):
+    """A kind with no use for one of the server's commands (a solitaire never waits: no ``timeout``) still answers
+    it as the other kinds do, 422 ``server_only`` — not 400, as if it were malformed."""
+    seats = 1 if kind == "solitaire" else 2
+    game_id = (await api.post("/games", json={"kind": kind, "seats": seats})).json()["game_id"]
+    tokens = [(await api.post(f"/games/{game_id}/seats", json={"name": f"P{i}"})).json()["token"] for i in range(seats)]
+    async with appends_nothing(api, game_id):
+        for body in ({"type": "timeout"}, {"type": "close"}, {"type": "create"}, {"type": "take_seat", "player": {"name": "M"}}):
+            assert_error(await command(api, game_id, tokens[0], body), 422, "server_only")
+
+
 async def test_while_an_answer_is_awaited_no_one_else_may_act(api, table):
     game_id, tokens = table
     await time_expires_pending(api, game_id, tokens)

@@ -95,11 +95,12 @@ async def test_each_address_has_a_bucket_of_its_own(limited):
     assert await games(limited) == 6
 
 
-async def test_an_ipv6_client_counts_as_its_64(limited):
-    for host in ("1", "2", "3"):
-        assert (await create(limited, at(f"2001:db8:0:7::{host}"))).status_code == 201
-    assert (await create(limited, at("2001:db8:0:7::ffff"))).status_code == 429
-    assert (await create(limited, at("2001:db8:0:8::1"))).status_code == 201
+async def test_an_ipv6_client_counts_as_its_56(limited):
+    """A home connection is delegated a /56: its /64s (and their hosts) are one client; the next /56 is another."""
+    for host in ("0:7::1", "0:7::2", "0:8::1"):
+        assert (await create(limited, at(f"2001:db8:{host}"))).status_code == 201
+    assert (await create(limited, at("2001:db8:0:ff::ffff"))).status_code == 429
+    assert (await create(limited, at("2001:db8:0:100::1"))).status_code == 201
 
 
 async def test_a_registered_player_has_a_bucket_that_follows_them_across_addresses(limited):
@@ -198,3 +199,24 @@ def test_the_service_limits_by_default_and_the_tests_do_not(tmp_path):
     assert service.rate_limits and (service.games_burst, service.games_per_minute) == (20, 60)
     assert (service.players_burst, service.players_per_minute) == (20, 6)
     assert not make_settings("embedded", tmp_path).rate_limits
+
+
+async def test_one_player_cannot_append_to_a_game_without_bound(limited):
+    """Every command a game accepts is an event kept for good, and some games have no end of them (a solitaire's
+    move and undo): a player's commands are limited too — past the burst 429 ``rate_limited`` (``by: player``) with
+    nothing appended, then again after the wait. Per worker, in its memory: the limit bounds a client all the same."""
+    limited.app.ctx.commands.clock = limited.clock
+    limited.app.ctx.commands.limit = type(limited.app.ctx.commands.limit)(burst=4, per_minute=60)
+    game_id = (await limited.post("/games", json={"kind": "solitaire"}, headers=at("10.9.0.1"))).json()["game_id"]
+    token = (await limited.post(f"/games/{game_id}/seats", json={"name": "Sol"})).json()["token"]
+    move = next(c for c in (await limited.get(f"/games/{game_id}", headers=bearer(token))).json()["legal"] if c["type"] == "move")
+    for body in (move, {"type": "undo"}) * 2:
+        r = await limited.post(f"/games/{game_id}/commands", json=body, headers=bearer(token))
+        assert r.status_code == 200, r.text
+    version = (await limited.get(f"/games/{game_id}")).json()["version"]
+    r = await limited.post(f"/games/{game_id}/commands", json=move, headers=bearer(token))
+    error = assert_error(r, 429, "rate_limited")
+    assert error["detail"] == {"retry_after": 1, "limit": "commands", "by": "player", "burst": 4, "per_minute": 60}
+    assert (await limited.get(f"/games/{game_id}")).json()["version"] == version
+    limited.clock.now += 1000
+    assert (await limited.post(f"/games/{game_id}/commands", json=move, headers=bearer(token))).status_code == 200

@@ -167,6 +167,36 @@ async def test_the_stream_follows_a_game_as_it_is_played(api):
     assert messages[-1]["event"] == "end"
 
 
+@pytest.mark.parametrize("store_kind", ["redis", "cluster"], indirect=True)
+async def test_a_stream_on_one_worker_follows_the_appends_of_another(store_kind, tmp_path):
+    """Two workers on one store, as ``--workers 2`` runs them: a stream served by the first follows a game another
+    worker plays, woken by the first worker's change feed (one reader of the partition logs for all its watches)
+    rather than by its safety poll — and gets every event once, in order, then the end."""
+    settings = make_settings(store_kind, tmp_path, runner=False, projector=False)
+    serving_app, playing_app = fresh_app(settings), fresh_app(settings)
+    try:
+        async with serving(serving_app) as api, serving(playing_app) as other:
+            other.app = playing_app
+            game_id, _ = await seeded_game(other, 3, SEED)
+            woken: list[str] = []
+            watches = serving_app.ctx.games.watches
+            wake = watches.wake
+            watches.wake = lambda g: (woken.append(g), wake(g))[1]
+            watches.feed.wake = watches.wake
+            reading = asyncio.create_task(read_stream(api, game_id, timeout=120))
+            deadline = time.monotonic() + 30
+            while not watches.feed.reading:  # the stream is open and its worker reads the logs
+                assert time.monotonic() < deadline and not reading.done(), "the stream's worker never read the logs"
+                await asyncio.sleep(0.01)
+            await drive(playing_app, game_id)
+            messages, _ = await reading
+            log = await admin_log(other, game_id)
+            assert [int(m["id"]) for m in events_of(messages)] == [e["seq"] for e in log]
+            assert messages[-1]["event"] == "end" and game_id in woken
+    finally:
+        await drop_namespace_at(settings.redis_url, settings.namespace)
+
+
 async def test_a_reconnect_resumes_after_last_event_id_without_gap_or_repeat(api):
     game_id = await bot_game(api)
     await seat_bots(api, game_id)

@@ -116,25 +116,34 @@ class ChangeFeed:
         self.store, self.wake = store, wake
         self.reading = False  # whether the last read worked (else the watches look on their own, every POLL_SECONDS)
         self._task: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[None] | None = None  # set once the task knows where the logs stand
 
     async def start(self) -> None:
-        """Read from the logs' newest entries on; once this returns, no later append is missed."""
-        if self._task is not None and not self._task.done():
-            return
-        try:
-            heads = await self.store.log_heads()
-        except Exception as e:  # noqa: BLE001 - the watches poll meanwhile; the next stream tries again
-            log.warning("change feed not started: %s", e)
-            return
-        self.reading = True
-        self._task = asyncio.get_running_loop().create_task(self._run(heads))
+        """Read from the logs' newest entries on; once this returns, no later append is missed. Many streams open at
+        once share the one start (and the one task)."""
+        if self._task is None or self._task.done():
+            ready = asyncio.get_running_loop().create_future()
+            self._ready, self._task = ready, asyncio.get_running_loop().create_task(self._run(ready))
+        await asyncio.shield(self._ready)
 
     def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
             self._task, self.reading = None, False
 
-    async def _run(self, heads: dict[int, bytes]) -> None:
+    async def _run(self, ready: asyncio.Future[None]) -> None:
+        try:
+            heads = await self.store.log_heads()
+        except Exception as e:  # noqa: BLE001 - the watches poll meanwhile; the next stream tries again
+            log.warning("change feed not started: %s", e)
+            return
+        finally:
+            if not ready.done():
+                ready.set_result(None)
+        self.reading = True
+        await self._follow(heads)
+
+    async def _follow(self, heads: dict[int, bytes]) -> None:
         while True:
             try:
                 appended = await self.store.appended_since(heads, FEED_BLOCK_MS)

@@ -92,7 +92,7 @@ RULES_VERSION = 2
 """The version new games are played under; a change of behaviour that would replay a recorded game differently
 bumps it, and the older versions stay playable (``RULES_VERSIONS``), branching where they differ on
 ``State.rules_version``. Version 2 (RULES.md §1 as revised): a trade of places asks the named player, then the
-drawer."""
+drawer; swap three draws before its three cards are discarded, and is refused when nothing can be drawn."""
 RULES_VERSIONS = (1, 2)
 
 

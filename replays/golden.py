@@ -1,8 +1,8 @@
 """Golden logs: recorded games under ``replays/golden/`` that must verify, from the file alone, forever.
 
-``RECIPES`` lists how each one was first played. ``write`` plays and writes only the missing ones: an
-existing golden is a record of what rules_version 1 did and is never rewritten (``python -m replays
-golden --write``; see ``golden/README.md``). Verifying a golden needs nothing here but ``DIR`` and
+``RECIPES`` lists how each one was first played, under which rules version. ``write`` plays and writes only the
+missing ones: an existing golden is a record of what its rules version did and is never rewritten (``python -m
+replays golden --write``; see ``golden/README.md``). Verifying a golden needs nothing here but ``DIR`` and
 ``files``: playing one needs the bots, imported only by ``write``.
 """
 
@@ -18,7 +18,8 @@ DIR = Path(__file__).parent / "golden"
 
 @dataclass(frozen=True)
 class Recipe:
-    """One golden game: who sat where, the seed, and how often the server's deadline answered for a seat."""
+    """One golden game: who sat where, the seed, how often the server's deadline answered for a seat, and the rules
+    version it was played under (a recipe replays its own version, not whatever is current)."""
 
     name: str
     seats: int
@@ -26,6 +27,7 @@ class Recipe:
     timeouts: float = 0.0
     kind: str = "free-parking"
     options: dict = field(default_factory=dict)
+    rules_version: int = 1
 
     @property
     def game_id(self) -> str:
@@ -59,6 +61,10 @@ RECIPES: tuple[Recipe, ...] = (
         kind="monopoly",
         options={"max_rounds": 35},
     ),
+    # rules version 2; the suffix was searched for a game that reaches every ruling version 2 brought: the drawer
+    # asked about their own trade (answered, talked out, and by the server's timeout), a named player's talk-out,
+    # and a swap three whose draw needed a reshuffle that could not hand its three back
+    Recipe("fp-v2-4-random-timeouts-21", 4, ("random",) * 4, timeouts=0.2, rules_version=2),
 )
 
 
@@ -72,7 +78,9 @@ def play(recipe: Recipe) -> bytes:
     from service.rules.engine import export_header
     from service.simulate import new_game, play
 
-    sim = new_game(recipe.kind, recipe.seats, recipe.seed, recipe.game_id, list(recipe.bots), recipe.options)
+    sim = new_game(
+        recipe.kind, recipe.seats, recipe.seed, recipe.game_id, list(recipe.bots), recipe.options, recipe.rules_version
+    )
     for _ in play(sim, list(recipe.bots), random.Random(recipe.bots_seed), timeouts=recipe.timeouts):
         pass
     return dumps(export_header(sim.game, with_seed=True), sim.envelopes)

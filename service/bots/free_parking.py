@@ -55,10 +55,9 @@ class GreedyBot:
         return by_type[ev.EndTurn][0]
 
     def _answer(self, s: State, seat: int, by_type: dict, leader: int) -> msgspec.Struct:
-        if ev.TalkOut in by_type:
-            return by_type[ev.TalkOut][0]
         if ev.Accept in by_type:
-            return by_type[ev.Accept][0]
+            talk = by_type.get(ev.TalkOut)
+            return talk[0] if talk and _worth_talking_out(s, seat) else by_type[ev.Accept][0]
         choices = by_type[ev.Choose]
         targets = [c for c in choices if c.target is not None]
         if targets:
@@ -87,6 +86,17 @@ class GreedyBot:
         if discards:
             return discards[0]
         return min(by_type[ev.Discard], key=lambda c: (cards.kind_of(c.card) == "point", cards.value_of(c.card)))
+
+
+def _worth_talking_out(s: State, seat: int) -> bool:
+    """Any action against it is worth a Talk card, but a trade of places only when it would give away the better
+    seat (more points): the drawer chose the trade to gain by it, and keeps it unless the seat it named, by the
+    server's default or as the only opponent, holds fewer points than its own; the named player likewise."""
+    a = s.action
+    if a is None or a.kind != "trade_places" or a.target is None:
+        return True
+    other = a.target if seat == a.by else a.by
+    return s.seats[seat].score > s.seats[other].score
 
 
 def _leader(s: State, seat: int) -> int:

@@ -135,17 +135,19 @@ def trade_places_seed() -> str:
 
 
 async def trade_places(api: httpx.AsyncClient, game_id: str, tokens: list[str], *, before_accept=None) -> dict:
-    """On a ``trade_places_seed`` game: seat 1 discards and draws Trade Places on seat 0, who accepts; the players
-    trade seats (the one who was at seat 1 is now at seat 0) and the player now at seat 1 plays next. Returns the
-    accepting command's answer; ``before_accept`` (an async callable) runs while the answer is awaited."""
+    """On a ``trade_places_seed`` game: seat 1 discards and draws Trade Places on seat 0, who accepts, then seat 1
+    accepts its own trade (rules version 2 asks the drawer too); the players trade seats (the one who was at seat 1
+    is now at seat 0) and the player now at seat 1 plays next. Returns the last accept's answer; ``before_accept``
+    (an async callable) runs while the named player's answer is awaited."""
     v = await view(api, game_id, tokens[1])
     for body in ({"type": "discard", "card": v["you"]["hand"][0]["id"]}, {"type": "draw_second_chance"}):
         r = await api.post(f"/games/{game_id}/commands", json=body, headers=bearer(tokens[1]))
         assert r.status_code == 200, r.text
     if before_accept is not None:
         await before_accept()
-    r = await api.post(f"/games/{game_id}/commands", json={"type": "accept"}, headers=bearer(tokens[0]))
-    assert r.status_code == 200, r.text
+    for token in (tokens[0], tokens[1]):  # the named player, then the drawer
+        r = await api.post(f"/games/{game_id}/commands", json={"type": "accept"}, headers=bearer(token))
+        assert r.status_code == 200, r.text
     assert any(e["type"] == "places_traded" for e in r.json()["events"]), r.json()["events"]
     return r.json()
 
@@ -156,7 +158,7 @@ def holds(*prefixes: str, seat: int = 1):
 
 
 # seat 1 plays first holding a Feed the Meter, a Point card and a Time Expires; seat 0 holds a Feed the Meter
-TIME_EXPIRES_SEED = lambda: find_seed(lambda s: holds("M", "P", "TE-")(s) and holds("M", seat=0)(s))  # noqa: E731
+TIME_EXPIRES_SEED = lambda: find_seed(lambda s: holds("M", "P", "TE-")(s) and holds("M", seat=0)(s))
 
 
 async def time_expires_pending(api: httpx.AsyncClient, game_id: str, tokens: list[str]) -> dict:
@@ -215,7 +217,10 @@ async def drive(app, game_id: str, until=None, *, bots: str = "greedy", rnd_seed
         if game.rules.status_of(game.state) == "finished" or (until is not None and until(game)):
             return game
         seat, command = next_move(game.rules, game.state, players, rnd)
-        await games.execute(game_id, command, lambda _: seat, actor_key=f"seat:{seat}", command_id=None, expected_version=game.version)
+        await games.execute(
+            game_id, command, lambda _, seat=seat: seat, actor_key=f"seat:{seat}", command_id=None,
+            expected_version=game.version,
+        )
     raise AssertionError(f"game {game_id} did not get there within {max_commands} commands")
 
 

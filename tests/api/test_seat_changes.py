@@ -27,9 +27,9 @@ def stale_copy(game: Game) -> Game:
 
 
 async def test_a_cache_from_before_a_trade_never_lends_a_player_the_seat_they_left(api):
-    """Bob (seat 1) draws Trade Places on Ann, who accepts: Bob is at seat 0, Ann at seat 1, and seat 1 plays next.
-    A worker still holding the game from before the trade must not let Bob play seat 1's hand (his old one, whose
-    cards he knows): it is refused as not his turn, and nothing is appended."""
+    """Bob (seat 1) draws Trade Places on Ann; she accepts, then he does: Bob is at seat 0, Ann at seat 1, and seat 1
+    plays next. A worker still holding the game from before the trade must not let Bob play seat 1's hand (his old
+    one, whose cards he knows): it is refused as not his turn, and nothing is appended."""
     game_id, tokens = await seeded_game(api, 2, SEED)
     ann, bob = tokens
     games = api.app.ctx.games
@@ -71,6 +71,8 @@ async def test_a_command_resent_after_a_trade_of_places_gets_its_first_answer(ap
     first = [await post(api, game_id, bob, body) for body in (discard, draw)]
     assert [r.status_code for r in first] == [200, 200], [r.text for r in first]
     r = await post(api, game_id, ann, {"type": "accept", "command_id": "bob-1"})  # Ann's ids are her own: no clash
+    assert r.status_code == 200, r.text
+    r = await post(api, game_id, bob, {"type": "accept", "command_id": "bob-3"})  # the drawer's own answer
     assert r.status_code == 200, r.text
     assert any(e["type"] == "places_traded" for e in r.json()["events"])
     log = await log_of(api, game_id)

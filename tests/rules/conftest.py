@@ -13,14 +13,15 @@ commands through the real decider (``run``) and remembers the last batch of even
 Seats not named in ``hands`` hold nothing; cards not placed anywhere make up the playing deck (in the
 unshuffled order of ``cards.playing_deck``) — or, when ``deck`` is given, the discard pile; ``rest_to=<seat>``
 puts them in that seat's hand instead. The Second Chance deck works the same way (the rest to its deck, or
-to its discards when ``second_chance`` is given).
+to its discards when ``second_chance`` is given). ``rules_version=1`` plays the table under an older rules version,
+as a game recorded under it replays.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import msgspec
@@ -37,10 +38,13 @@ AT = 1_800_000_000_000  # every command of a test is sent at this instant unless
 replace = msgspec.structs.replace
 
 
-@lru_cache(maxsize=None)
-def dealt_state(seats: int = 3, seed: bytes = SEED, options: tuple[tuple[str, Any], ...] = ()) -> State:
-    """The state right after the deal (a real game: Create, then TakeSeat for every seat)."""
-    sim = new_game("free-parking", seats, seed, f"rules-{seats}", ["random"] * seats, dict(options))
+@cache
+def dealt_state(
+    seats: int = 3, seed: bytes = SEED, options: tuple[tuple[str, Any], ...] = (), rules_version: int | None = None
+) -> State:
+    """The state right after the deal (a real game: Create, then TakeSeat for every seat), under the current rules
+    version unless ``rules_version`` names an older one (a game recorded under it)."""
+    sim = new_game("free-parking", seats, seed, f"rules-{seats}", ["random"] * seats, dict(options), rules_version)
     return sim.game.state
 
 
@@ -152,14 +156,16 @@ def build_table(
     rest_to: int | str | None = None,
     seed: bytes = SEED,
     at: int = AT,
+    rules_version: int | None = None,
     **options: Any,
 ) -> Table:
     """A dealt game of ``seats`` seats, then exactly this table; it is ``turn``'s turn, in ``phase``.
 
     Cards placed nowhere go to ``rest_to``: ``"deck"`` (under any ``deck`` given), ``"discard"``, or a seat's
-    hand; by default the deck, or the discard pile when ``deck`` is given.
+    hand; by default the deck, or the discard pile when ``deck`` is given. ``rules_version``: a game created under
+    that version (default: the current one).
     """
-    s = dealt_state(seats, seed, tuple(sorted(options.items())))
+    s = dealt_state(seats, seed, tuple(sorted(options.items())), rules_version)
     sets = cards.sets_for(seats)
     hands, meters, points = dict(hands or {}), dict(meters or {}), dict(points or {})
 

@@ -90,6 +90,7 @@ class Checker:
         self.owed: type = ev.RoundEnded if self.tournament else ev.GameWon
         self.owed_win: int | None = None  # a seat that reached the threshold with the last event: owed must follow
         self.totals = [0] * seats  # tournament: each seat's player's cumulative total, as the events said
+        self.last: msgspec.Struct | None = None  # the event before this one
         self.playing, self.second = decks(cards.sets_for(seats))
 
     # -- after every event ------------------------------------------------------------------------
@@ -134,12 +135,25 @@ class Checker:
             self._round_ended(s, event)
         elif isinstance(event, ev.PlacesTraded):
             self.totals[event.seat], self.totals[event.other] = self.totals[event.other], self.totals[event.seat]
+        elif isinstance(event, ev.ThreeSwapped) and s.rules_version >= 2:
+            self._swapped(s, event)
         elif isinstance(event, ev.MeterFed) and s.seats[event.seat].meter != event.meter:
             _fail(s, "MeterFed meter differs from the table")
         elif isinstance(event, ev.MeterSet) and s.seats[event.seat].meter != event.meter:
             _fail(s, "MeterSet meter differs from the table")
         self._pending(s)
         self._winner(s, event)
+        self.last = event
+
+    def _swapped(self, s: State, event: ev.ThreeSwapped) -> None:
+        """From rules version 2 a swap draws first (at least one card), and never draws back the three it discards."""
+        drawn = self.last
+        if not (isinstance(drawn, ev.CardsDrawn) and drawn.reason == "swap" and drawn.seat == event.seat):
+            _fail(s, f"three_swapped after {type(drawn).__name__}, not after the swap's draw")
+        if not drawn.count:
+            _fail(s, "a swap drew nothing")
+        if drawn.secret is not None and set(drawn.secret.cards) & set(event.cards):
+            _fail(s, f"the swap drew back {sorted(set(drawn.secret.cards) & set(event.cards))}")
 
     def _game_won(self, s: State, event: ev.GameWon) -> None:
         st = s.seats[event.seat]
@@ -334,9 +348,11 @@ def play_checked(
     keep_states: bool = False,
     check: bool = True,
     mode: str = "standard",
+    rules_version: int | None = None,
 ) -> Played:
-    """Play a seeded bot game; fold every envelope into a shadow table and check it after each event."""
-    sim = new_game(KIND, seats, seed, game_id, bots, {"mode": mode})
+    """Play a seeded bot game (under the current rules unless ``rules_version`` names another); fold every envelope
+    into a shadow table and check it after each event."""
+    sim = new_game(KIND, seats, seed, game_id, bots, {"mode": mode}, rules_version)
     out = Played(sim)
     checker = Checker(seats, sim.game.state.config.mode)
     shadow: State = Game.new(KIND, game_id, sim.game.state.config, seed).state

@@ -171,12 +171,71 @@ def test_swap_three_discards_exactly_three_and_draws_three(table):
     hand = ["M20-1", "M20-2", "P10-1", "P10-2", "OJ-1", "TW-1"]
     t = table(hands={1: hand}, deck=["M60-1", "M60-2", "M60-3", "M60-4"])
     t.play(ev.SwapThree(cards=("M20-1", "P10-1", "OJ-1")), 1)
-    assert t.types() == [ev.ThreeSwapped, ev.CardsDrawn]
+    assert t.types() == [ev.CardsDrawn, ev.ThreeSwapped]  # the draw first, then the three to the discard pile
     drawn = t.one(ev.CardsDrawn)
     assert (drawn.seat, drawn.count, drawn.reason, drawn.secret.cards) == (1, 3, "swap", ("M60-1", "M60-2", "M60-3"))
+    assert t.one(ev.ThreeSwapped) == ev.ThreeSwapped(seat=1, cards=("M20-1", "P10-1", "OJ-1"))
     assert t.seat(1).hand == ("M20-2", "P10-2", "TW-1", "M60-1", "M60-2", "M60-3")
     assert t.state.discard[-3:] == ("M20-1", "P10-1", "OJ-1")
     assert t.state.deck == ("M60-4",)
+
+
+def test_swap_three_never_hands_back_the_swapped_cards(table):
+    """The three go to the discard pile only after the draw, so a reshuffle it needs can never hand them back."""
+    t = table(hands={1: ["M20-1", "M20-2", "M20-3"]}, deck=["M60-1"], discard=["P60-1", "P50-1"], rest_to=0)
+    t.play(ev.SwapThree(cards=("M20-1", "M20-2", "M20-3")), 1)
+    assert t.types() == [ev.DeckReshuffled, ev.CardsDrawn, ev.ThreeSwapped]
+    order = rng.shuffle(t.state.seed, "reshuffle:playing:1", ["P60-1", "P50-1"])  # the discard pile as it was
+    assert t.one(ev.DeckReshuffled).secret.order == tuple(order)
+    assert t.one(ev.CardsDrawn).secret.cards == ("M60-1", *order)
+    assert t.seat(1).hand == ("M60-1", *order)
+    assert t.state.discard == ("M20-1", "M20-2", "M20-3") and t.state.deck == ()
+
+
+def test_swap_three_with_fewer_than_three_cards_to_draw_draws_what_there_is(table):
+    t = table(hands={1: ["M20-1", "M20-2", "M20-3", "M30-1"]}, deck=["M60-1"], discard=[], rest_to=0)
+    t.play(ev.SwapThree(cards=("M20-1", "M20-2", "M20-3")), 1)
+    assert t.types() == [ev.CardsDrawn, ev.ThreeSwapped]
+    drawn = ev.CardsDrawn(seat=1, count=1, reason="swap", secret=ev.CardsSecret(cards=("M60-1",)))
+    assert t.one(ev.CardsDrawn) == drawn
+    assert t.seat(1).hand == ("M30-1", "M60-1")
+    assert t.state.phase == "after_main"
+
+
+def test_swap_three_with_an_empty_deck_draws_from_the_discard_pile_shuffled(table):
+    t = table(hands={1: ["M20-1", "M20-2", "M20-3"]}, deck=[], discard=["P10-1", "P20-1", "P30-1", "P40-1"], rest_to=0)
+    t.play(ev.SwapThree(cards=("M20-1", "M20-2", "M20-3")), 1)
+    order = rng.shuffle(t.state.seed, "reshuffle:playing:1", ["P10-1", "P20-1", "P30-1", "P40-1"])
+    assert t.one(ev.CardsDrawn).secret.cards == tuple(order[:3])
+    assert t.state.deck == (order[3],) and t.state.discard == ("M20-1", "M20-2", "M20-3")
+
+
+def test_swap_three_is_not_offered_when_no_new_card_can_be_drawn(table):
+    """Offered only when at least one new card can be drawn: with the deck and the discard pile both empty it is
+    refused (``nothing_to_draw``) and not listed, while the other main plays are."""
+    t = table(hands={1: ["M20-1", "M20-2", "M20-3"]}, deck=[], discard=[], rest_to=0)
+    assert t.refused(ev.SwapThree(cards=("M20-1", "M20-2", "M20-3")), 1) == "nothing_to_draw"
+    legal = t.legal(1)
+    assert not [c for c in legal if isinstance(c, ev.SwapThree)]
+    assert ev.FeedMeter(card="M20-1") in legal and ev.Discard(card="M20-1") in legal
+
+
+def test_version_1_swap_three_discards_first_so_a_reshuffle_can_hand_the_three_back(table):
+    """Games recorded under rules version 1 replay as they were decided: the three went to the discard pile first."""
+    t = table(hands={1: ["M20-1", "M20-2", "M20-3"]}, deck=["M60-1"], discard=["P60-1"], rest_to=0, rules_version=1)
+    t.play(ev.SwapThree(cards=("M20-1", "M20-2", "M20-3")), 1)
+    assert t.types() == [ev.ThreeSwapped, ev.DeckReshuffled, ev.CardsDrawn]
+    order = rng.shuffle(t.state.seed, "reshuffle:playing:1", ["P60-1", "M20-1", "M20-2", "M20-3"])
+    assert t.one(ev.DeckReshuffled).secret.order == tuple(order)
+    assert t.one(ev.CardsDrawn).secret.cards == ("M60-1", *order[:2])
+
+
+def test_version_1_swap_three_is_offered_with_nothing_to_draw_and_hands_the_three_back(table):
+    t = table(hands={1: ["M20-1", "M20-2", "M20-3"]}, deck=[], discard=[], rest_to=0, rules_version=1)
+    assert ev.SwapThree(cards=("M20-1", "M20-2", "M20-3")) in t.legal(1)
+    t.play(ev.SwapThree(cards=("M20-1", "M20-2", "M20-3")), 1)
+    assert t.types() == [ev.ThreeSwapped, ev.DeckReshuffled, ev.CardsDrawn]
+    assert sorted(t.seat(1).hand) == ["M20-1", "M20-2", "M20-3"]
 
 
 def test_swap_three_replaces_the_main_play_but_leaves_the_second_chance_draw(table):
@@ -198,15 +257,6 @@ def test_swap_three_only_before_any_main_play_this_turn(table):
 def test_swap_three_names_three_different_cards(table):
     t = table(hands={1: ["M20-1", "M20-2", "M20-3"]})
     assert t.refused(ev.SwapThree(cards=("M20-1", "M20-1", "M20-2")), 1) == "duplicate_cards"
-
-
-def test_swap_three_draws_from_the_reshuffled_discards_when_the_deck_runs_short(table):
-    t = table(hands={1: ["M20-1", "M20-2", "M20-3"]}, deck=["M60-1"], discard=["P60-1"], rest_to=0)
-    t.play(ev.SwapThree(cards=("M20-1", "M20-2", "M20-3")), 1)
-    assert t.types() == [ev.ThreeSwapped, ev.DeckReshuffled, ev.CardsDrawn]
-    order = rng.shuffle(t.state.seed, "reshuffle:playing:1", ["P60-1", "M20-1", "M20-2", "M20-3"])
-    assert t.one(ev.DeckReshuffled).secret.order == tuple(order)
-    assert t.one(ev.CardsDrawn).secret.cards == ("M60-1", *order[:2])
 
 
 # --- Discard -------------------------------------------------------------------------------------

@@ -12,7 +12,10 @@ import msgspec
 import pytest
 
 from service.events import free_parking as ev
+from service.events.common import Timeout
 from service.rules import rng
+from service.rules.free_parking import view
+from service.rules.free_parking.state import Pending
 
 
 def drawn(table, card: str, **layout):
@@ -168,6 +171,15 @@ def test_lose_point_has_no_effect_when_the_drawer_has_no_point_card(table):
 # --- trade places -----------------------------------------------------------------------------------
 
 
+def traded(t, named: int, drawer: int = 1) -> None:
+    """The drawer names ``named`` (unless they are the only opponent); both accept, the named player first."""
+    if t.pending.kind == "target":
+        t.play(ev.Choose(target=named), drawer)
+    t.play(ev.Accept(), named)
+    t.play(ev.Accept(), drawer)
+    assert t.one(ev.PlacesTraded) == ev.PlacesTraded(seat=drawer, other=named)
+
+
 def test_trade_places_the_players_exchange_seats_and_take_over_what_lies_there(table):
     """Each leaves meter, hand and Point cards behind and takes over the other's; players keep their identity."""
     t = drawn(
@@ -176,10 +188,7 @@ def test_trade_places_the_players_exchange_seats_and_take_over_what_lies_there(t
     )  # fmt: skip
     before = t.state.seats
     assert t.one(ev.ChoiceAwaited) == ev.ChoiceAwaited(seat=1, choice="target", options=(2, 3, 0), deadline_at=t.deadline)
-    t.play(ev.Choose(target=3), 1)
-    assert t.one(ev.ResponseAwaited).seat == 3  # trading takes the target's place from them: they may answer
-    t.play(ev.Accept(), 3)
-    assert t.one(ev.PlacesTraded) == ev.PlacesTraded(seat=1, other=3)
+    traded(t, 3)
     after = t.state.seats
     assert (after[1].player, after[3].player) == (before[3].player, before[1].player)
     for seat in (1, 3):  # the seats keep their meters, hands and Point cards
@@ -188,35 +197,132 @@ def test_trade_places_the_players_exchange_seats_and_take_over_what_lies_there(t
     assert after[1].hand == before[1].hand
 
 
-def test_after_trading_places_play_continues_from_the_drawers_old_seat(table):
-    """Play proceeds to the next person whose turn it would have been if you hadn't moved."""
-    t = drawn(table, "SC-trade_places-1", seats=4)
-    drawer = t.state.seats[1].player
+def test_trade_places_asks_the_named_player_then_the_drawer(table):
+    """Trade places takes a place from two players: the named player is asked first, then the drawer — here a
+    drawer at 190 points holding a Talk card, who once was never asked (their ``legal`` stayed empty)."""
+    at_190 = ["P60-1", "P60-2", "P40-1", "P30-1"]
+    t = drawn(table, "SC-trade_places-1", seats=4, hands={1: ["TW-1"], 3: ["M20-1"]}, points={1: at_190})
     t.play(ev.Choose(target=3), 1)
+    assert t.types() == [ev.Chosen, ev.ResponseAwaited]
+    assert t.one(ev.ResponseAwaited) == ev.ResponseAwaited(
+        seat=3, action="trade_places", by=1, card="SC-trade_places-1", deadline_at=t.deadline
+    )
+    assert t.legal(3) == [ev.Accept()] and t.legal(1) == []
     t.play(ev.Accept(), 3)
-    assert t.one(ev.TurnEnded) == ev.TurnEnded(seat=1)
-    assert t.one(ev.TurnBegan).seat == 2
-    assert t.state.seats[3].player == drawer  # the drawer now sits at seat 3 and plays when seat 3's turn comes
+    assert t.types() == [ev.Accepted, ev.ResponseAwaited]  # not traded yet: the drawer's answer is owed
+    assert t.one(ev.ResponseAwaited) == ev.ResponseAwaited(
+        seat=1, action="trade_places", by=1, card="SC-trade_places-1", deadline_at=t.deadline
+    )
+    assert t.legal(1) == [ev.Accept(), ev.TalkOut(card="TW-1")]
+    assert [t.legal(seat) for seat in (0, 2, 3)] == [[], [], []]
+    t.play(ev.Accept(), 1)
+    assert t.types()[:3] == [ev.Accepted, ev.PlacesTraded, ev.ActionResolved]
 
 
-def test_after_trading_places_with_the_player_on_the_left_that_player_plays_next(table):
-    """"Play proceeds to the next person whose turn it would have been if you hadn't moved": the player who
-    sat on the drawer's left — now in the drawer's old seat — plays next, and the drawer after them."""
-    t = drawn(table, "SC-trade_places-2", seats=3)
-    drawer, left = t.state.seats[1].player, t.state.seats[2].player
+def test_the_view_names_which_of_a_trades_two_answers_is_awaited(table):
+    t = drawn(table, "SC-trade_places-1", seats=4)
+    t.play(ev.Choose(target=3), 1)
+    first = view(t.state, 0).pending
+    assert (first.kind, first.seat, first.respondent, first.asked_next) == ("respond", 3, "named", [1])
+    assert (first.action.kind, first.action.by, first.action.target) == ("trade_places", 1, 3)
+    t.play(ev.Accept(), 3)
+    second = view(t.state, 3).pending
+    assert (second.kind, second.seat, second.respondent, second.asked_next) == ("respond", 1, "drawer", [])
+
+
+def test_the_drawer_is_asked_about_their_own_trade_whether_or_not_they_hold_a_talk_card(table):
+    """Always, whether or not they hold the card (skipping the wait would tell everyone they don't); and a trade
+    always moves two players, which everyone sees, so neither wait is ever skipped."""
+    t = drawn(table, "SC-trade_places-2", seats=2, hands={0: ["M20-1"], 1: ["M30-1"]})
+    assert t.one(ev.Chosen) == ev.Chosen(seat=1, choice="target", value=0, how="only_option")
+    assert t.pending == Pending(seat=0, kind="respond", deadline_at=t.deadline)
+    t.play(ev.Accept(), 0)
+    assert t.pending == Pending(seat=1, kind="respond", deadline_at=t.deadline)
+    assert t.legal(1) == [ev.Accept()]
+
+
+@pytest.mark.parametrize("talker", ["named", "drawer"])
+def test_either_talk_out_cancels_a_trade(table, talker):
+    """A talk-out by either cancels the trade: both cards are discarded, nobody moves, and play goes on to the seat
+    after the drawer's, where the named player still sits."""
+    t = drawn(table, "SC-trade_places-1", hands={1: ["TW-1"], 2: ["TW-2"]})
+    players = [st.player for st in t.state.seats]
+    t.play(ev.Choose(target=2), 1)
+    if talker == "drawer":
+        t.play(ev.Accept(), 2)
+    seat, talk = (2, "TW-2") if talker == "named" else (1, "TW-1")
+    t.play(ev.TalkOut(card=talk), seat)
+    assert t.events[:2] == [
+        ev.TalkedOut(seat=seat, card=talk, cancelled="SC-trade_places-1"),
+        ev.ActionResolved(card="SC-trade_places-1", cancelled=True),
+    ]
+    assert t.none(ev.ResponseAwaited) and t.none(ev.PlacesTraded)  # a named player's talk-out leaves nothing to ask
+    assert [st.player for st in t.state.seats] == players
+    assert {"TW-1", "TW-2"} - {talk} <= set(t.seat(1).hand + t.seat(2).hand) and talk in t.state.discard
+    assert "SC-trade_places-1" in t.state.second_chance_discard
+    assert t.one(ev.TurnEnded).seat == 1 and t.one(ev.TurnBegan).seat == 2
+
+
+def test_each_answer_of_a_trade_has_its_deadline_and_on_timeout_the_server_accepts(table):
+    t = drawn(table, "SC-trade_places-1", hands={2: ["TW-2"], 1: ["TW-1"]})
+    t.play(ev.Choose(target=2), 1)
+    t.play(Timeout(), None, at=t.pending.deadline_at)
+    assert t.events[0] == ev.Accepted(seat=2, by_server=True)
+    opened = t.pending.deadline_at - 15_000  # the second wait counts from the timeout that opened it
+    assert t.pending == Pending(seat=1, kind="respond", deadline_at=opened + 15_000)
+    assert t.refused(Timeout(), None, at=t.pending.deadline_at - 1) == "deadline_not_reached"
+    t.play(Timeout(), None, at=t.pending.deadline_at)
+    assert t.events[:2] == [ev.Accepted(seat=1, by_server=True), ev.PlacesTraded(seat=1, other=2)]
+    assert "TW-1" in t.seat(1).hand and "TW-2" in t.seat(2).hand  # the server plays no Talk card; hands stay put
+
+
+def test_version_1_trade_places_asks_only_the_named_player(table):
+    """Games recorded under rules version 1 replay as they were decided: the drawer was not asked."""
+    t = drawn(table, "SC-trade_places-1", hands={1: ["TW-1"]}, rules_version=1)
     t.play(ev.Choose(target=2), 1)
     t.play(ev.Accept(), 2)
-    assert t.state.seats[2].player == drawer and t.state.seats[1].player == left
-    assert t.state.turn_seat == 1
-    assert t.one(ev.TurnBegan).seat == 1
+    assert t.types()[:3] == [ev.Accepted, ev.PlacesTraded, ev.ActionResolved]
+    assert "TW-1" in t.seat(1).hand  # the drawer's Talk card was never offered; it stays with the seat
 
 
-def test_after_trading_places_with_a_player_further_round_the_next_seat_plays_next(table):
-    """When the trade does not move the player who was next, play simply goes on to the next seat."""
-    t = drawn(table, "SC-trade_places-2", seats=4)
-    t.play(ev.Choose(target=3), 1)
-    t.play(ev.Accept(), 3)
-    assert t.state.turn_seat == 2
+def next_person(seats: int, drawer: int, named: int) -> tuple[int, int]:
+    """Where the next turn goes after ``drawer`` traded with ``named``: (the seat, the seat that person sat in before).
+    The person who would have played next had nobody moved sits at the seat after the drawer's old seat — and if that
+    player was the one named, they play next, now from the drawer's old seat."""
+    after = (drawer + 1) % seats
+    return (drawer if named == after else after), after
+
+
+@pytest.mark.parametrize(
+    ("seats", "drawer", "named"),
+    [
+        (2, 1, 0), (2, 0, 1),  # two seats: the named player is always the next
+        (3, 1, 2), (3, 1, 0),  # named is next / named sits on the drawer's right
+        (4, 1, 3), (4, 3, 0), (4, 2, 3),  # further round; wrapping past seat 0
+        (5, 1, 2), (5, 4, 2), (6, 5, 0), (8, 1, 2), (8, 7, 0), (8, 2, 6),
+    ],
+)  # fmt: skip
+def test_after_a_trade_the_next_turn_goes_to_who_would_have_played_next_had_nobody_moved(table, seats, drawer, named):
+    t = table(seats, turn=drawer, phase="after_main", second_chance=["SC-trade_places-1"])
+    t.play(ev.DrawSecondChance(), drawer)
+    players = [st.player for st in t.state.seats]
+    traded(t, named, drawer)
+    seat, before = next_person(seats, drawer, named)
+    assert t.one(ev.TurnEnded) == ev.TurnEnded(seat=drawer)
+    assert t.one(ev.TurnBegan).seat == seat == t.state.turn_seat
+    assert t.state.seats[seat].player == players[before]
+    assert t.state.seats[named].player == players[drawer]  # the drawer now plays when the named seat's turn comes
+
+
+def test_after_trading_with_the_player_on_the_left_the_drawer_plays_right_after_them(table):
+    """Only the next turn is moved: then play passes seat by seat again, to the drawer in the named player's seat."""
+    t = drawn(table, "SC-trade_places-2", seats=3)
+    drawer, left = t.state.seats[1].player, t.state.seats[2].player
+    traded(t, 2)
+    assert t.state.turn_seat == 1 and t.state.seats[1].player == left
+    t.play(ev.Discard(card=t.seat(1).hand[0]), 1)
+    t.play(ev.EndTurn(), 1)
+    assert t.one(ev.TurnBegan).seat == 2 and t.state.seats[2].player == drawer
 
 
 # --- the meter ------------------------------------------------------------------------------------

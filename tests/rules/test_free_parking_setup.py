@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
+from pathlib import Path
 
 import msgspec
 import pytest
 
-
 from service.events import free_parking as ev
+from service.events.base import Player
 from service.events.common import Create, SeatTaken, TakeSeat, Timeout
 from service.rules import rng
 from service.rules.free_parking import cards, legal_commands
 from service.rules.free_parking.cards import playing_deck, second_chance_deck
-from service.events.base import Player
 
 
 def player(i: int) -> Player:
@@ -72,6 +73,20 @@ def test_every_physical_card_has_its_own_id():
     assert (cards.kind_of("M20-1"), cards.kind_of("OJ-1"), cards.kind_of("TW-2")) == ("feed_meter", "officer_jones", "talk_your_way_out")
     assert (cards.kind_of("FP-1"), cards.kind_of("TE-3")) == ("free_parking", "time_expires")
     assert cards.effect_of("SC-take_point-2") == "take_point"
+
+
+def test_docs_rng_md_states_the_unshuffled_order_the_tie_breaks_follow():
+    """The tie-break of the server's default card picks is "the card's place in the unshuffled deck of docs/rng.md":
+    that page lists the deck's kinds, values and counts in the code's order, and P30-2 comes before P30-10."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rng.md").read_text()
+    para = text.split("**Unshuffled playing deck**", 1)[1].split("**Unshuffled Second Chance deck**", 1)[0]
+    valued = [(int(v), int(n)) for v, n in re.findall(r"(\d+) ×(\d+)", para)]
+    assert valued == [(value, count) for _, value, count in cards.PLAYING_DECK if value is not None]
+    specials = re.findall(r"([A-Z][A-Za-z ]+?) ×3 \(`([A-Z]+)-", para)
+    assert [code for _, code in specials] == ["OJ", "TW", "FP", "TE"]
+    order = [c.id for c in playing_deck(2)]
+    assert order.index("P30-2") < order.index("P30-10") and "`P30-2` before `P30-10`" in para
+    assert cards.lowest_first(["P30-10", "P40-1", "P30-2"]) == ["P30-2", "P30-10", "P40-1"]
 
 
 # --- setup ---------------------------------------------------------------------------------------

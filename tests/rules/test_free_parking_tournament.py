@@ -101,6 +101,7 @@ def test_totals_follow_the_player_when_places_are_traded(table):
     t.play(ev.DrawSecondChance(), 1)
     t.play(ev.Choose(target=3), 1)
     t.play(ev.Accept(), 3)
+    t.play(ev.Accept(), 1)  # the drawer's own answer: the trade takes their place too
     assert t.state.seats[3].player == drawer and t.state.seats[3].total == 20
     assert t.state.seats[1].player == other and t.state.seats[1].total == 40
 

@@ -237,3 +237,86 @@ def test_with_nothing_awaited_there_is_nothing_to_answer_or_choose(table):
     t = table(hands={1: ["M20-1"]})
     assert t.refused(ev.Accept(), 1) == "no_response_awaited"
     assert t.refused(ev.Choose(target=2), 1) == "no_choice_awaited"
+
+
+# --- which actions wait: only those that cannot change anything anyone can see are skipped ----------------
+
+
+def _opened(table, action: str):
+    """Seat 1 starts ``action`` against a target holding no Talk card (seat 2, or seat 1 itself for its own card);
+    the table is one where the action changes something: the target's meter at 30, Point cards on every table."""
+    points = {1: ["P10-1"], 2: ["P20-1"], 0: ["P30-1"]}
+    if action == "time_expires":
+        t = table(hands={1: ["TE-1"], 2: ["M20-1"]}, meters={2: 30}, points=points)
+        t.play(ev.TimeExpires(card="TE-1", target=2), 1)
+    elif action == "officer_jones":
+        t = table(hands={1: ["OJ-1"], 2: ["M20-1"]}, meters={2: 0}, points=points)
+        t.play(ev.OfficerJones(card="OJ-1", target=2), 1)
+    else:
+        meters = {0: 30, 1: 30, 2: 30}
+        t = drawn(table, f"SC-{action}-1", hands={2: ["M20-1"], 1: ["M30-1"]}, meters=meters, points=points)
+        if t.pending.kind == "target":
+            t.play(ev.Choose(target=2), 1)
+    return t
+
+
+@pytest.mark.parametrize(
+    ("action", "asked"),
+    [
+        ("time_expires", [2]), ("officer_jones", [2]), ("take_point", [2]), ("give_point", [1]), ("lose_point", [1]),
+        ("trade_places", [2, 1]), ("minus_20", [1]), ("violation", [1]), ("all_minus_20", [2, 0]),
+    ],
+)  # fmt: skip
+def test_every_action_that_changes_something_waits_for_each_target_whether_or_not_they_hold_a_talk_card(
+    table, action, asked
+):
+    """Whenever such an action targets a player, the game waits for that player's answer — always, whether or not
+    they hold the card (skipping the wait would tell everyone they don't)."""
+    t = _opened(table, action)
+    for seat in asked:
+        assert t.pending is not None and (t.pending.kind, t.pending.seat) == ("respond", seat), (action, seat)
+        assert t.legal(seat) == [ev.Accept()]
+        t.play(ev.Accept(), seat)
+        while t.pending is not None and t.pending.kind != "respond":  # a choice the action owes (card, target…)
+            t.play(Timeout(), None, at=t.pending.deadline_at)
+    assert t.action is None
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        {"card": "TE-1", "meters": {2: 0}},
+        {"card": "SC-minus_20-1", "meters": {1: 0}},
+        {"card": "SC-violation-1", "meters": {1: 0}},
+        {"card": "SC-all_minus_20-1", "meters": {0: 0, 1: 40, 2: 0}},
+    ],
+)
+def test_a_wait_is_skipped_only_where_the_action_cannot_change_anything_anyone_can_see(table, layout):
+    """Time Expires, −20 or Violation against a meter already at 0: nobody is asked, which reveals nothing."""
+    card, meters = layout["card"], layout["meters"]
+    if card == "TE-1":
+        t = table(hands={1: ["TE-1"], 2: ["TW-1"]}, meters=meters)
+        t.play(ev.TimeExpires(card="TE-1", target=2), 1)
+    else:
+        t = drawn(table, card, hands={0: ["TW-1"], 1: ["TW-2"], 2: ["TW-3"]}, meters=meters)
+    assert t.none(ev.ResponseAwaited) and t.none(ev.MeterSet)
+    assert t.pending is None and t.action is None
+    assert [st.meter for st in t.state.seats] == [meters.get(i, 0) for i in range(3)]
+
+
+@pytest.mark.parametrize(
+    ("card", "chooser"),
+    [("OJ-1", 2), ("SC-lose_point-1", 1), ("SC-give_point-1", 1)],
+)
+def test_every_server_default_card_ties_by_the_unshuffled_deck_p30_2_before_p30_10(table, card, chooser):
+    """The lowest-valued card, ties by the card's place in the unshuffled deck of docs/rng.md: P30-2 before P30-10."""
+    owned = ["P40-1", "P30-10", "P30-2", "P30-7"]
+    if card == "OJ-1":
+        t = table(5, hands={1: ["OJ-1"]}, meters={2: 0}, points={2: owned})
+        t.play(ev.OfficerJones(card="OJ-1", target=2), 1)
+    else:
+        t = drawn(table, card, seats=5, points={1: owned})
+    t.play(Timeout(), None, at=t.pending.deadline_at)
+    assert t.pending.options == ("P30-2", "P30-7", "P30-10", "P40-1")
+    t.play(Timeout(), None, at=t.pending.deadline_at)
+    assert t.events[0] == ev.Chosen(seat=chooser, choice="card", value="P30-2", how="timeout")

@@ -76,6 +76,7 @@ def test_the_winner_is_the_player_now_sitting_at_the_seat_after_trading_places(t
     t.play(ev.DrawSecondChance(), 1)
     t.play(ev.Choose(target=2), 1)
     t.play(ev.Accept(), 2)
+    t.play(ev.Accept(), 1)  # the drawer's own answer: the trade takes their place too
     assert t.state.seats[2].player == drawer and t.state.turn_seat == 1
     t.play(ev.Discard(card=t.state.seats[1].hand[0]), 1)
     t.play(ev.EndTurn(), 1)

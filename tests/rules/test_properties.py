@@ -20,13 +20,13 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.rules.invariants import CODEC, KIND, Checker, bots_for, play_checked
 
 from service.events import free_parking as ev
 from service.events.envelope import redacted
 from service.rules.engine import Game
 from service.rules.free_parking import cards, evolve
 from service.rules.free_parking.state import Pending
+from tests.rules.invariants import CODEC, KIND, Checker, bots_for, play_checked
 
 GAMES = int(os.environ.get("FREE_PARKING_PROPERTY_GAMES", "150"))
 REPLAY_EVERY = 10  # every tenth game is played a second time and must reproduce byte for byte
@@ -141,6 +141,8 @@ def test_seeded_games_keep_every_invariant(seats, throughput):
                 seen["officer_jones:out_of_turn"] += 1
             elif isinstance(e, ev.DeckReshuffled):
                 seen[f"reshuffle:{e.deck}"] += 1
+            elif isinstance(e, ev.ResponseAwaited) and e.action == "trade_places" and e.seat == e.by:
+                seen["trade_places:drawer_asked"] += 1
 
         if g % REPLAY_EVERY == 0:
             again = play_checked(seats, seed, bots, g, timeouts=timeouts, game_id=game_id, check=False)
@@ -171,12 +173,27 @@ def test_seeded_games_keep_every_invariant(seats, throughput):
             "choice:card",
             "choice:position",
             "reshuffle:playing",
+            "trade_places:drawer_asked",
             *(f"sc:{effect}" for effect, _ in cards.SECOND_CHANCE_DECK),
         }
         if seats > 2:
             expected.add("choice:target")  # with two seats there is one opponent to name: chosen at once
         missing = sorted(expected - set(seen))
         assert not missing, f"{seats} seats, {GAMES} games never reached {missing}"
+
+
+@pytest.mark.parametrize("seats", [2, 5, 8])
+def test_games_under_rules_version_1_still_keep_every_invariant(seats):
+    """Old games replay: bots playing under version 1 (the drawer never asked, swap three discarding first) keep every
+    invariant, and their logs fold back into the state that was played."""
+    for g in range(6):
+        mix, timeouts = CONFIGS[g % len(CONFIGS)]
+        bots = bots_for(mix, seats, random.Random(f"v1:{seats}:{g}"))
+        played = play_checked(seats, game_seed(seats, 20_000 + g), bots, g, timeouts=timeouts, rules_version=1)
+        assert played.state.rules_version == 1
+        asked = [e for e in played.events if isinstance(e, ev.ResponseAwaited) and e.action == "trade_places"]
+        assert all(e.seat != e.by for e in asked)  # only the named player was ever asked about a trade
+        assert fold_from_scratch(played).state == played.state
 
 
 @pytest.mark.parametrize("seats", [2, 5, 8])
@@ -247,6 +264,9 @@ def test_the_checker_is_not_vacuous():
     for bad in (lost, doubled, over, stray_wait):
         with pytest.raises(AssertionError):
             Checker(3).after_event(bad)
+    assert s.rules_version >= 2
+    with pytest.raises(AssertionError, match="not after the swap's draw"):  # version 2 swaps draw first
+        Checker(3).after_event(s, ev.ThreeSwapped(seat=0, cards=("M20-1", "M20-2", "M20-3")))
 
 
 def test_the_log_decodes_to_the_events_that_were_played():

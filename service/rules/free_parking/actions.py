@@ -6,7 +6,8 @@ target, named in an earlier step or by the card played) or a seat number. Wait s
 (``fan`` and the effects) happen at once. Each script is the ruling of RULES.md §1 for its card:
 
 - *Talk Your Way Out of It* answers every ``respond`` step; it is offered only where an action
-  takes from a player (minutes, Point cards, place), whoever drew it, the drawer included.
+  takes from a player (minutes, Point cards, place), whoever drew it, the drawer included. A trade of places
+  takes a place from two players, so (rules version 2) it asks both.
 - *A card that would give, lose or take a Point card where there is none has no effect*; likewise an
   action that would change nothing (minutes off an empty meter) resolves at once, without a wait.
 """
@@ -37,7 +38,7 @@ def script(s: State, kind: str, by: int, target: int | None = None) -> tuple[str
     if kind == "lose_point":
         return ("respond:by", "card:by", "lose:by") if me.points else ()
     if kind == "trade_places":
-        return ("target:by", "respond:t", "trade:t")
+        return _trade_places(s)
     if kind in METER_GAINS:
         return ("gain:by",) if me.meter < METER_MAX else ()
     if kind in ("minus_20", "violation"):
@@ -51,6 +52,15 @@ def script(s: State, kind: str, by: int, target: int | None = None) -> tuple[str
     if kind == "draw_2":
         return ("draw_2:by",)
     raise ValueError(f"no script for {kind}")
+
+
+def _trade_places(s: State) -> tuple[str, ...]:
+    """A trade takes a place from two players: from version 2 the named player is asked first, then the drawer, and a
+    talk-out by either cancels it. Neither wait is ever skipped: a trade always moves two players, which everyone sees.
+    Version 1 asked the named player only."""
+    if s.rules_version == 1:
+        return ("target:by", "respond:t", "trade:t")
+    return ("target:by", "respond:t", "respond:by", "trade:t")
 
 
 def who(s: State, step: str) -> int:

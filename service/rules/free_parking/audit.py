@@ -60,7 +60,7 @@ def _(e: ev.TurnBegan) -> str:
 
 @summary.register
 def _(e: ev.CardsDrawn) -> str:
-    why = {"turn": "to fill the hand", "swap": "after the swap", "second_chance": "by Second Chance"}[e.reason]
+    why = {"turn": "to fill the hand", "swap": "for the swap", "second_chance": "by Second Chance"}[e.reason]
     return f"seat {e.seat} draws {e.count} {why}"
 
 

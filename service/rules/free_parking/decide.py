@@ -20,9 +20,9 @@ from ..errors import RuleViolation
 from ..setup import created
 from . import actions, cards
 from .evolve import evolve
+from .legal import swap_draws
 from .state import State
 from .view import status_of
-
 
 
 class Batch(batch.Batch[State]):
@@ -264,8 +264,14 @@ def _swap_three(b: Batch, c: ev.SwapThree, seat: int | None) -> None:
         raise RuleViolation("duplicate_cards", "Name three different cards to swap")
     for card in c.cards:
         _holding(s, seat, card)
+    if s.rules_version == 1:  # version 1 discarded first, so a reshuffle could hand the three back
+        b.emit(ev.ThreeSwapped(seat=seat, cards=c.cards))
+        _draw(b, seat, cards.SWAP_SIZE, "swap")
+        return
+    if not swap_draws(s):
+        raise RuleViolation("nothing_to_draw", "No new card can be drawn: the deck and the discard pile are empty")
+    _draw(b, seat, cards.SWAP_SIZE, "swap")  # up to three new cards, before the three reach the discard pile
     b.emit(ev.ThreeSwapped(seat=seat, cards=c.cards))
-    _draw(b, seat, cards.SWAP_SIZE, "swap")
 
 
 def _discard(b: Batch, c: ev.Discard, seat: int | None) -> None:

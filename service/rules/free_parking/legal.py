@@ -44,9 +44,15 @@ def _main_plays(s: State, seat: int) -> list[msgspec.Struct]:
     out += [ev.RunErrand(card=c) for c in points if cards.value_of(c) <= me.meter]
     out += [ev.FreeParking(card=f, errand=p) for f in by_kind.get("free_parking", []) for p in points]
     out += [ev.TimeExpires(card=c, target=t) for c in by_kind.get("time_expires", []) for t in s.opponents(seat)]
-    out += [ev.SwapThree(cards=trio) for trio in combinations(me.hand, 3)]
+    out += [ev.SwapThree(cards=trio) for trio in combinations(me.hand, 3)] if swap_draws(s) else []
     out += [ev.Discard(card=c) for c in me.hand]
     return out
+
+
+def swap_draws(s: State) -> bool:
+    """Whether swap three may be played: from rules version 2 only when at least one new card can be drawn (from the
+    deck, or the discard pile reshuffled); version 1 offered it always, and an empty table handed the hand back."""
+    return s.rules_version == 1 or bool(s.deck or s.discard)
 
 
 def _officer_jones(s: State, seat: int) -> list[msgspec.Struct]:

@@ -88,10 +88,12 @@ class State(msgspec.Struct, frozen=True):
         return [(seat + k) % self.n for k in range(1, self.n)]
 
 
-RULES_VERSION = 1
+RULES_VERSION = 2
 """The version new games are played under; a change of behaviour that would replay a recorded game differently
-bumps it, and the older versions stay playable (``RULES_VERSIONS``), branching where they differ."""
-RULES_VERSIONS = (1,)
+bumps it, and the older versions stay playable (``RULES_VERSIONS``), branching where they differ on
+``State.rules_version``. Version 2 (RULES.md §1 as revised): a trade of places asks the named player, then the
+drawer; swap three draws before its three cards are discarded, and is refused when nothing can be drawn."""
+RULES_VERSIONS = (1, 2)
 
 
 def initial(config: FreeParkingConfig, seed: bytes, rules_version: int = RULES_VERSION) -> State:

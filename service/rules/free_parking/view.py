@@ -14,7 +14,7 @@ from service.events.base import Command
 from service.events.free_parking import FreeParkingClientCommand
 
 from ..close import Closed
-from . import cards
+from . import actions, cards
 from .legal import legal_commands
 from .state import State
 
@@ -41,12 +41,21 @@ class ActionView(msgspec.Struct, kw_only=True):
     target: int | None = None
 
 
+Respondent = Literal["named", "drawer", "opponent"]
+
+
 class PendingView(msgspec.Struct, kw_only=True):
     kind: Literal["respond", "target", "card", "position"]
     seat: int
     deadline_at: int
     options: list[int | str] = []
     action: ActionView | None = None
+    respondent: Respondent | None = None
+    """Whose answer a ``respond`` wait awaits: the player the action names, the drawer (of their own card, or the
+    second answer of a trade of places), or one of every opponent (``all_minus_20``). A trade asks "named", then
+    "drawer"."""
+    asked_next: list[int] = []
+    """The seats this action will ask after this one, in order: a trade's named player sees the drawer here."""
 
 
 class DecksView(msgspec.Struct, kw_only=True):
@@ -142,10 +151,14 @@ def _pending(s: State) -> PendingView | None:
     p, a = s.pending, s.action
     if p is None:
         return None
-    return PendingView(
+    out = PendingView(
         kind=p.kind,
         seat=p.seat,
         deadline_at=p.deadline_at,
         options=list(p.options),
         action=ActionView(kind=a.kind, by=a.by, card=a.card, target=a.target) if a else None,
     )
+    if a is not None and p.kind == "respond":  # an answer is awaited once its target is named: every seat is known
+        out.respondent = "named" if p.seat == a.target else "drawer" if p.seat == a.by else "opponent"
+        out.asked_next = [actions.who(s, step) for step in a.steps[1:] if actions.what(step) == "respond"]
+    return out

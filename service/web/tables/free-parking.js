@@ -78,17 +78,26 @@ function pendingEl(view, ctx) {
   const what = action
     ? `${seatName(view, action.by)} played ${cardName(action.card)}${action.target != null ? ` on ${seatName(view, action.target)}` : ""}.`
     : "";
+  const whose = answerNote(view, p);
   if (mine) {
     const answers = (view.legal || []).filter((c) => ["talk_out", "accept", "choose"].includes(c.type));
     const ask = p.kind === "respond" ? "Talk your way out of it, or accept?" : `Choose a ${p.kind}:`;
-    return h("section.prompt", { dataset: { pending: p.kind } },
+    return h("section.prompt", { dataset: { pending: p.kind, respondent: p.respondent || "" } },
       h("h3", {}, "Your answer is awaited"),
-      h("p", {}, what, " ", ask, " ", h("span.deadline", { dataset: { deadline: p.deadline_at } }, `(${countdown(p.deadline_at)} left)`)),
+      h("p", {}, what, whose, " ", ask, " ", h("span.deadline", { dataset: { deadline: p.deadline_at } }, `(${countdown(p.deadline_at)} left)`)),
       commandButtons(answers, (c) => label(view, c), ctx.send, { fold: 99 }));
   }
-  return h("section.prompt.waiting", { dataset: { pending: p.kind } },
-    h("p", {}, what, " Waiting for ", seatName(view, p.seat), ` to ${p.kind === "respond" ? "respond" : "choose a " + p.kind} `,
+  return h("section.prompt.waiting", { dataset: { pending: p.kind, respondent: p.respondent || "" } },
+    h("p", {}, what, whose, " Waiting for ", seatName(view, p.seat), ` to ${p.kind === "respond" ? "respond" : "choose a " + p.kind} `,
       h("span.deadline", { dataset: { deadline: p.deadline_at } }, `(${countdown(p.deadline_at)} left)`)));
+}
+
+// Which answer a wait is: a trade of places asks the named player, then the drawer (pending.respondent, asked_next).
+function answerNote(view, p) {
+  if (p.kind !== "respond" || !p.action || p.action.kind !== "trade_places") return "";
+  if (p.respondent === "drawer") return " The trade takes the drawer's place too: the drawer's answer, second of two.";
+  const next = (p.asked_next || []).map((s) => seatName(view, s)).join(", ");
+  return next ? ` The named player's answer, first of two; then ${next}.` : "";
 }
 
 function render(root, view, ctx) {

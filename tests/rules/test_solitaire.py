@@ -21,6 +21,8 @@ from service.rules.errors import RuleViolation
 from service.rules.rng import shuffle
 from service.rules.solitaire import CODEC, hint, legal_commands, run, view
 from service.rules.solitaire import layout as grid
+from service.rules.solitaire.hint import BUDGET
+from service.rules.solitaire.solver import best_line
 from service.rules.solitaire.state import RULES_VERSION, State, initial
 
 SEED = bytes(range(32))
@@ -409,6 +411,64 @@ def test_with_only_a_shuttle_left_the_hint_is_the_redeal_then_nothing():
     assert set(grid.legal_moves(after.layout)) == {("6S", 1, 4)}
     assert hint(after) == ev.Redeal()
     assert hint(replace(after, redeals_used=2)) is None
+
+
+DEAD_OR_LIVE = """
+2C 4D 6H 8S TC QD 3H 5S 7C 9D JH KS 7H
+2D 4H 6S 8C TD QH 3S 5C 7D 9H JS KC ..
+2H 4S 6C 8D TH QS 3C 5D .. 9S JC KD ..
+2S 4C .. 8H TS QC 3D 5H 7S 9C JD KH 6D
+"""
+"""Four moves, none growing a run: the 6D and the 7H would leave a slot right of a king with nothing to take it
+(dead), the 8S and the 5C live gaps. The best line of the search starts with the 6D."""
+
+
+def test_the_hint_never_opens_a_dead_gap_where_a_live_alternative_exists():
+    s = board(DEAD_OR_LIVE)
+    assert moves(DEAD_OR_LIVE) == {("6D", 2, 9), ("8S", 2, 9), ("5C", 3, 3), ("7H", 3, 3)}
+    dead = {m for m in moves(DEAD_OR_LIVE) if not grid.fillers(grid.apply_move(s.layout, m), *grid.find(s.layout, m[0]))}
+    assert dead == {("6D", 2, 9), ("7H", 3, 3)}
+    assert best_line(s.layout, budget=BUDGET).moves[0] == ("6D", 2, 9)  # what the hint named before this ruling
+    assert hint(s) == move("8S", 2, 9)  # the first live one in search order
+
+
+def test_a_move_that_grows_a_run_is_hinted_even_where_it_leaves_a_dead_gap():
+    """Growing a run comes first (RULES.md §2): the dead-gap ruling chooses among moves that grow a run alike."""
+    s = board(
+        """
+        2C 4D 6H 8S TC QD 3H 5S 7C 9D JH KS ..
+        2D 4H 6S 8C TD QH 3S 5C 7D 9H JS KC ..
+        .. 4S 6C 8D TH QS 3C 5D 7H 9S JC KD 2H
+        2S 4C 6D 8H TS QC 3D 5H 7S 9C JD KH ..
+        """
+    )
+    after = grid.apply_move(s.layout, ("2H", 2, 1))
+    assert grid.fillers(after, 2, 13) == []  # the 2H leaves a slot right of a king
+    assert hint(s) == move("2H", 2, 1)
+
+
+RUN_OF_FOUR = """
+2C 3C 4C 5C .. 6C 7C 8C 9C TC JC QC KC
+2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD ..
+2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH ..
+2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS ..
+"""
+"""The gap after the 5C takes the 6C (seated at once, and the rest of the row after it) or the 5C itself."""
+
+
+@pytest.mark.parametrize("redeals_used", [0, 2])
+def test_after_a_move_that_took_a_card_out_of_a_run_the_hint_puts_it_back_not_a_redeal(redeals_used):
+    s = board(RUN_OF_FOUR, redeals_used=redeals_used)
+    assert hint(s) == move("6C", 0, 5)
+    misstep = play(s, move("5C", 0, 5))[1]
+    assert grid.runs(misstep.layout)[0] == 3
+    seen, now = {step.layout for step in misstep.history}, sum(grid.runs(misstep.layout))
+    after = {m: grid.apply_move(misstep.layout, m) for m in grid.legal_moves(misstep.layout)}
+    forward = [m for m, b in after.items() if b not in seen and sum(grid.runs(b)) >= now]
+    assert forward == []  # nothing else goes forward: the hint used to say redeal (or, with none left, nothing)
+    assert hint(misstep) == move("5C", 0, 4)
+    back = play(misstep, hint(misstep))[1]
+    assert back.layout == s.layout and hint(back) == move("6C", 0, 5)
 
 
 @pytest.mark.parametrize("n", range(12))

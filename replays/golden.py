@@ -1,8 +1,8 @@
 """Golden logs: recorded games under ``replays/golden/`` that must verify, from the file alone, forever.
 
-``RECIPES`` lists how each one was first played. ``write`` plays and writes only the missing ones: an
-existing golden is a record of what rules_version 1 did and is never rewritten (``python -m replays
-golden --write``; see ``golden/README.md``). Verifying a golden needs nothing here but ``DIR`` and
+``RECIPES`` lists how each one was first played, and under which rules version of its kind. ``write`` plays and
+writes only the missing ones: an existing golden is a record of what its rules version did and is never rewritten
+(``python -m replays golden --write``; see ``golden/README.md``). Verifying a golden needs nothing here but ``DIR`` and
 ``files``: playing one needs the bots, imported only by ``write``.
 """
 
@@ -18,7 +18,8 @@ DIR = Path(__file__).parent / "golden"
 
 @dataclass(frozen=True)
 class Recipe:
-    """One golden game: who sat where, the seed, and how often the server's deadline answered for a seat."""
+    """One golden game: who sat where, the seed, how often the server's deadline answered for a seat, and the rules
+    version it is played under (a golden records one version's decisions for good)."""
 
     name: str
     seats: int
@@ -26,6 +27,7 @@ class Recipe:
     timeouts: float = 0.0
     kind: str = "free-parking"
     options: dict = field(default_factory=dict)
+    rules_version: int = 1
 
     @property
     def game_id(self) -> str:
@@ -51,6 +53,9 @@ RECIPES: tuple[Recipe, ...] = (
     Recipe("fp-8-greedy-timeouts", 8, ("greedy",) * 8, timeouts=0.5),
     Recipe("fp-3-tournament", 3, ("greedy", "random", "greedy"), timeouts=0.1, options={"mode": "tournament"}),
     Recipe("sol-greedy", 1, ("greedy",), kind="solitaire"),
+    # rules version 2: the first of the deals golden-sol-v2-greedy-stuck-<n> that leaves the greedy bot stuck (no move,
+    # no redeal): it resigns there, where version 1 lost the game at the move
+    Recipe("sol-v2-greedy-stuck-4", 1, ("greedy",), kind="solitaire", rules_version=2),
     Recipe(
         "mono-4-strategic-random",
         4,
@@ -72,7 +77,8 @@ def play(recipe: Recipe) -> bytes:
     from service.rules.engine import export_header
     from service.simulate import new_game, play
 
-    sim = new_game(recipe.kind, recipe.seats, recipe.seed, recipe.game_id, list(recipe.bots), recipe.options)
+    sim = new_game(recipe.kind, recipe.seats, recipe.seed, recipe.game_id, list(recipe.bots), recipe.options,
+                   recipe.rules_version)
     for _ in play(sim, list(recipe.bots), random.Random(recipe.bots_seed), timeouts=recipe.timeouts):
         pass
     return dumps(export_header(sim.game, with_seed=True), sim.envelopes)

@@ -150,3 +150,11 @@ def test_the_version_2_solitaire_golden_is_stuck_before_it_is_resigned_where_ver
             return
         old.play(command, seat, env.at)
     pytest.fail("version 1 decided the game as version 2 did")
+
+
+def test_a_header_claiming_version_1_for_the_version_2_solitaire_is_refused():
+    """The solitaire plays two versions: the version comes from the log's game_created, so a header naming the other
+    one (to have the game re-decided under the old rules) does not verify."""
+    [path] = [p for p in FILES if VERSIONS.get(p) == 2 and _log(p)[0].kind == "solitaire"]
+    header, envelopes = _log(path)
+    assert not verify(msgspec.structs.replace(header, rules_version=1), envelopes).ok

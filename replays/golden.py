@@ -53,6 +53,9 @@ RECIPES: tuple[Recipe, ...] = (
     Recipe("fp-8-greedy-timeouts", 8, ("greedy",) * 8, timeouts=0.5),
     Recipe("fp-3-tournament", 3, ("greedy", "random", "greedy"), timeouts=0.1, options={"mode": "tournament"}),
     Recipe("sol-greedy", 1, ("greedy",), kind="solitaire"),
+    # rules version 2: the first of the deals golden-sol-v2-greedy-stuck-<n> that leaves the greedy bot stuck (no move,
+    # no redeal): it resigns there, where version 1 lost the game at the move
+    Recipe("sol-v2-greedy-stuck-4", 1, ("greedy",), kind="solitaire", rules_version=2),
     Recipe(
         "mono-4-strategic-random",
         4,

@@ -308,11 +308,12 @@ async def player(request: Request, player_id: str) -> HTTPResponse:
 
 
 @bp.get("/players/<player_id:str>/stats")
-@doc("get", "/players/<player_id:str>/stats", "A registered player's solitaire statistics (a read model: finished games only)",
+@doc("get", "/players/<player_id:str>/stats", "A registered player's solitaire statistics (a read model: games from their deal)",
      answers={200: s.StatsAnswer}, errors=(404, 503), auth="none")
 async def player_stats(request: Request, player_id: str) -> HTTPResponse:
-    """Played, won, win rate, best and median time, with games on a seed the player chose counted apart from dealt
-    ones; ``as_of`` is the end of the latest game counted (the projector may not have reached the newest yet)."""
+    """Started, finished, won, the win rate over games started, best and median time (first move to last), with games
+    on a seed the player chose and games with an undone redeal counted apart from dealt ones; ``as_of`` is the latest
+    deal or end counted (the projector may not have reached the newest yet)."""
     store = request.app.ctx.store
     info = await store.player(player_id)
     if info is None:

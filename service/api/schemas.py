@@ -177,8 +177,8 @@ class ScoresAnswer(msgspec.Struct):
 
 
 class StatsAnswer(msgspec.Struct, kw_only=True):
-    """A registered player's statistics per kind that keeps them (a read model of finished games: ``as_of`` says
-    which games it reflects)."""
+    """A registered player's statistics per kind that keeps them (a read model of games from their deal: ``as_of``
+    says which games it reflects)."""
 
     player_id: str
     name: str

@@ -1,25 +1,42 @@
 """Bots for the solitaire. Both play only commands from ``legal_commands`` and never read the seed: they see
 the board a player sees, so a redeal is as much a surprise to them as to anyone.
 
-- ``greedy`` looks one move ahead: it takes the move that seats the most cards in runs, else one that sets a
-  card beside its neighbour in suit (a bond); failing both, a move that loses no bond and leaves a gap
-  something can fill, for up to ``NEUTRAL_MOVES`` moves a deal. It never goes back to a layout of the game
-  (read from the state's history, so it needs no memory of its own and never shuttles); when no move is
-  left it redeals, and after the last redeal it resigns (the game is lost then anyway).
+- ``greedy`` looks one move ahead and scores the layout each move leads to (``worth``): cards seated, live gaps
+  right after runs, runs one move from such a gap, bonds and mobility, less dead gaps. It takes the best move if
+  it seats a card, or (up to ``NEUTRAL_MOVES`` moves a deal) if it loses nothing by that score. It never goes
+  back to a layout of the game (read from the state's history, so it needs no memory of its own and never
+  shuttles); with no such move it redeals, and after the last redeal it resigns. No search, no randomness: a
+  few legal-move lists a move, and the same deal is played the same way every time.
 - ``solver`` plays the line of ``solver.best_line``: the most cards seated before the next redeal that a
   search of ``budget`` nodes finds, then redeals; after the last redeal it resigns unless the line won.
+
+A stuck game (rules version 2: no move and no redeal left, ``legal`` only undo and resign) is resigned by both:
+an undo would only lead back to a board the bot already chose to leave, so neither lets the game hang.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import msgspec
 
 from service.events import solitaire as ev
 from service.rules.solitaire import move_command
-from service.rules.solitaire.layout import Layout, Move, apply_move, fillers, find
+from service.rules.solitaire.layout import (
+    DECK,
+    RUN_COMPLETE,
+    Layout,
+    Move,
+    apply_move,
+    card_of,
+    fillers,
+    gaps,
+    rank_of,
+    runs,
+    suit_of,
+)
 from service.rules.solitaire.solver import REDEAL, Step, best_line, ordered_moves, seated
 from service.rules.solitaire.state import State
 
@@ -38,35 +55,68 @@ def command_for(step: Step | str, legal: list[msgspec.Struct]) -> msgspec.Struct
 
 
 NEUTRAL_MOVES = 100
-"""Moves a deal after which the greedy bot takes only moves that seat a card or gain a bond: seated cards and
-bonds are bounded, so its game always ends (with the cap it wins about a tenth of deals, without it none)."""
+"""Moves a deal after which the greedy bot takes only moves that seat a card: with ``visited`` this bounds every game."""
+
+# The greedy bot's scoring of a layout (``worth``): what a redeal keeps first, then what makes the next seat possible.
+SEATED = 100
+"""Each card seated in a run: all a redeal keeps."""
+GAP_AFTER_RUN = 50
+"""Each gap right after a run (slot 1 after none): the run's next card (or a two) can be seated at once."""
+DEAD_GAP = -40
+"""Each gap nothing fits (after a king or between gaps): lost until the next redeal ("never open a dead gap")."""
+RUN_FREED = 10
+"""Each row whose card right after its run fits a gap elsewhere: one move opens a live gap after the run."""
+BOND = 3
+"""Each card right of the card one rank below it in suit: a stepping stone for the run."""
+MOBILITY = 1
+"""Each legal move: a board with more moves has more ways on."""
+
+_NEXT = {card: card_of(rank_of(card) + 1, suit_of(card)) for card in DECK if card[0] not in "AK"}
+
+
+def worth(layout: Layout) -> int:
+    """The greedy bot's score of a layout (the weights above): seated cards, live gaps after runs, runs one move from
+    being opened, bonds and mobility, less the dead gaps."""
+    lengths = runs(layout)
+    score = SEATED * sum(lengths)
+    fitting: set[str] = set()
+    for row, slot in gaps(layout):
+        fits = fillers(layout, row, slot)
+        fitting.update(fits)
+        score += MOBILITY * len(fits)
+        if not fits:
+            score += DEAD_GAP
+        elif slot == lengths[row] + 1:
+            score += GAP_AFTER_RUN
+    for line, n in zip(layout, lengths):
+        score += BOND * sum(1 for a, b in pairwise(line) if a is not None and b is not None and _NEXT.get(a) == b)
+        if n < RUN_COMPLETE and line[n] in fitting:
+            score += RUN_FREED
+    return score
 
 
 def greedy_step(
     layout: Layout, redeals_left: int, *, visited: frozenset[Layout] = frozenset(), moves_this_deal: int = 0
 ) -> Step | str:
-    """The best move one step ahead to a layout not ``visited``: one that seats a card or gains a bond, else
-    (within ``NEUTRAL_MOVES``) one that loses no bond and opens no dead gap; else redeal while one is left;
-    else resign."""
-    options = [o for o in ordered_moves(layout) if o.layout not in visited]
-    if options and (options[0].seated_gain > 0 or options[0].bond_gain > 0):
-        return options[0].move
-    if moves_this_deal < NEUTRAL_MOVES:
-        for option in options:
-            if option.bond_gain >= 0 and leaves_live_gap(layout, option.move):
-                return option.move
+    """One move ahead: of the moves that unseat nothing and lead to a layout not ``visited``, the one to the layout of
+    most ``worth`` (the first in ``ordered_moves`` order on a tie). Taken if it seats a card, or, within
+    ``NEUTRAL_MOVES`` moves a deal, if it loses no worth; else redeal while one is left; else resign (a stuck game
+    included: nothing is left but undo, which would only lead back)."""
+    now = seated(layout)
+    best: tuple[int, Move, int] | None = None
+    for option in ordered_moves(layout):
+        if option.layout in visited:
+            continue
+        score = worth(option.layout)
+        if best is None or score > best[0]:
+            best = (score, option.move, now + option.seated_gain)
+    if best is not None and (best[2] > now or (moves_this_deal < NEUTRAL_MOVES and best[0] >= worth(layout))):
+        return best[1]
     return REDEAL if redeals_left > 0 else RESIGN
 
 
-def leaves_live_gap(layout: Layout, move: Move) -> bool:
-    """Whether the slot ``move``'s card leaves can take a card afterwards ("never open a dead gap")."""
-    origin = find(layout, move[0])
-    assert origin is not None
-    return bool(fillers(apply_move(layout, move), *origin))
-
-
 class GreedyBot:
-    """One move ahead, never back to a layout already seen (see the module's docstring)."""
+    """One move ahead by ``worth``, never back to a layout already seen (see the module's docstring)."""
 
     name = "greedy"
 

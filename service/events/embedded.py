@@ -254,6 +254,32 @@ class EmbeddedStore(Store):
         await pipe.execute()
         return Projected(True, seq)
 
+    async def _op_project_solitaire_game(
+        self, player_id: str, game_id: str, version: int, buckets: list[str], bucket: str, started_at: int,
+        finished_at: int | None, time_ms: int | None, won: bool,
+    ) -> Projected:  # fmt: skip
+        """The statistics script's contract (``solitaire_stats.lua``), step for step."""
+        versions, latest, *sets = self._solitaire_keys(player_id, buckets)
+        stored = await self.r.hget(versions, game_id)
+        if stored is not None and int(stored) >= version:
+            return Projected(False, int(stored))
+        i = 4 * buckets.index(bucket)
+        started, finished, times, wins = sets[i : i + 4]
+        pipe = self.r.pipeline(transaction=True)
+        for name in sets:
+            pipe.zrem(name, game_id)
+        pipe.zadd(started, {game_id: started_at})
+        if finished_at is not None:
+            pipe.zadd(finished, {game_id: finished_at})
+            if time_ms is not None:
+                pipe.zadd(times, {game_id: time_ms})
+                if won:
+                    pipe.zadd(wins, {game_id: time_ms})
+        pipe.zadd(latest, {game_id: started_at if finished_at is None else finished_at})
+        pipe.hset(versions, game_id, version)
+        await pipe.execute()
+        return Projected(True, version)
+
     async def _upsert(self, key: str, game_id: str, version: int, entry: bytes, counters: dict[str, int]) -> Projected:
         """The upsert script's contract (``upsert.lua``), step for step."""
         old = await self.r.hget(key, f"c:{game_id}")

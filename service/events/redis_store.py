@@ -54,6 +54,7 @@ _NO_MAINTENANCE = _no_maintenance_notifications()
 APPEND_LUA = resources.files(__package__).joinpath("append.lua").read_text()
 PROJECT_LUA = resources.files(__package__).joinpath("project.lua").read_text()
 UPSERT_LUA = resources.files(__package__).joinpath("upsert.lua").read_text()
+SOLITAIRE_STATS_LUA = resources.files(__package__).joinpath("solitaire_stats.lua").read_text()
 # a player's place on the leaderboards, from a snapshot of their results numbered ``seq``: an older snapshot than the
 # one stored is refused, so two projectors racing leave the newest. KEYS: the seq hash, then each board's sorted set
 # (one slot: the tag {lb}); ARGV: player, seq, then each board's score
@@ -138,6 +139,7 @@ class RedisStore(Store):
         self._script = client.register_script(APPEND_LUA)
         self._project = client.register_script(PROJECT_LUA)
         self._upsert = client.register_script(UPSERT_LUA)
+        self._solitaire_stats = client.register_script(SOLITAIRE_STATS_LUA)
         self._clear_due = client.register_script(CLEAR_DUE_LUA)
         self._leaderboard = client.register_script(LEADERBOARD_LUA)
         self._rate_take = client.register_script(RATE_TAKE_LUA)
@@ -240,6 +242,16 @@ class RedisStore(Store):
         flat: list[Any] = [x for kv in counters.items() for x in kv]
         key = self.keys.projection("results", player_id)
         done, stored = await self._upsert(keys=[key], args=[game_id, version, entry, len(counters), *flat])
+        return Projected(done == 1, int(stored))
+
+    async def _op_project_solitaire_game(
+        self, player_id: str, game_id: str, version: int, buckets: list[str], bucket: str, started_at: int,
+        finished_at: int | None, time_ms: int | None, won: bool,
+    ) -> Projected:  # fmt: skip
+        keys = self._solitaire_keys(player_id, buckets)
+        ends = ["" if finished_at is None else finished_at, "" if time_ms is None else time_ms]
+        args = [game_id, version, buckets.index(bucket), started_at, *ends, int(won)]
+        done, stored = await self._solitaire_stats(keys=keys, args=args)
         return Projected(done == 1, int(stored))
 
     async def _op_project_leaderboard(self, player_id: str, seq: int, scores: dict[str, float]) -> Projected:

@@ -147,6 +147,10 @@ def append_args(keys: Keys, req: AppendRequest) -> tuple[list[str], list[Any]]:
     return keys.game_keys(req.game_id, req.kind) + ([req.claims] if req.claim else []), argv
 
 
+SOLITAIRE_SETS = ("started", "finished", "times", "wins")
+"""A solitaire statistics bucket's sorted sets, in ``solitaire_stats.lua``'s order (``Store.project_solitaire_game``)."""
+
+
 class Store:
     """Reads shared by both stores; subclasses say how a write is carried out."""
 
@@ -242,17 +246,33 @@ class Store:
         of their results; refused when a snapshot as new is already there. Absolute values: a repeat changes nothing."""
         return await self._write("project_leaderboard", player_id, seq, scores)
 
-    async def project_solitaire(self, player_id: str, game_id: str, bucket: str, time_ms: int, won: bool, finished_at: int) -> Projected:
-        """Count one finished solitaire in a player's statistics (``proj:solitaire:{<player_id>}:*``): its time in the
-        bucket's ``played`` (and, won, ``won``) sorted set and its end in ``games``, each keyed by the game id, so a
-        repeat changes nothing. ``applied``: whether anything was new."""
-        return await self._write("project_solitaire", player_id, game_id, bucket, time_ms, won, finished_at)
+    async def project_solitaire_game(
+        self, player_id: str, game_id: str, version: int, buckets: list[str], bucket: str, started_at: int,
+        finished_at: int | None, time_ms: int | None, won: bool,
+    ) -> Projected:  # fmt: skip
+        """Upsert one solitaire, as of its ``version``, into its player's statistics (``proj:solitaire:{<player_id>}:*``):
+        taken out of every bucket of ``buckets``, then written into ``bucket``'s ``started`` (score ``started_at``) and,
+        once it ended, ``finished`` (``finished_at``), ``times`` (``time_ms``, when it had a move) and, won, ``wins``;
+        ``latest`` holds its end or its deal, ``versions`` the version written. A game stored at ``version`` or later
+        is left alone, so a repeat or an older snapshot changes nothing (``solitaire_stats.lua``)."""
+        return await self._write(
+            "project_solitaire_game", player_id, game_id, version, buckets, bucket, started_at, finished_at, time_ms, won
+        )
+
+    def _solitaire_keys(self, player_id: str, buckets: list[str]) -> list[str]:
+        """The statistics' keys of a player, in the order of ``solitaire_stats.lua``'s KEYS (one slot: the player)."""
+        key = self.keys.player_projection
+        sets = [f"{what}:{b}" for b in buckets for what in SOLITAIRE_SETS]
+        return [key("solitaire", player_id, part) for part in ("versions", "latest", *sets)]
 
     async def _op_project_solitaire(
         self, player_id: str, game_id: str, bucket: str, time_ms: int, won: bool, finished_at: int
     ) -> Projected:
+        """The statistics' write before they counted started games: kept only so that an embedded journal that recorded
+        it replays. Nothing reads its keys (``played:<bucket>``, ``won:<bucket>``, ``games``) any more; ``rebuild``
+        drops them and counts those games again in the sets above."""
         key = self.keys.player_projection
-        pipe = self.r.pipeline(transaction=False)  # every key in the player's slot; each ZADD idempotent by itself
+        pipe = self.r.pipeline(transaction=False)
         pipe.zadd(key("solitaire", player_id, f"played:{bucket}"), {game_id: time_ms})
         if won:
             pipe.zadd(key("solitaire", player_id, f"won:{bucket}"), {game_id: time_ms})

@@ -15,9 +15,12 @@ Key layout (``ns`` is the store's namespace, ``{pN}`` the game's partition tag):
   ``won:<kind>``, ``points:<kind>``;
 - ``ns:proj:standings:{pN}:<tournament_id>`` — hash: ``g:<game_id>`` (a table's ``TableStanding`` as JSON) and
   ``c:<game_id>`` (the table's version it was folded to), upserted like the results (``standings.py``).
-- ``ns:proj:solitaire:{<player_id>}:played:<bucket>`` / ``…:won:<bucket>`` / ``…:games`` — sorted sets of a
-  player's finished solitaires (game id: its time, or its end), ``bucket`` ``dealt`` or ``chosen_seed``
-  (``solitaire_stats.py``);
+- ``ns:proj:solitaire:{<player_id>}:started:<bucket>`` / ``…:finished:<bucket>`` / ``…:times:<bucket>`` /
+  ``…:wins:<bucket>`` — sorted sets of a player's solitaires from their deal (game id: its deal, its end, its time
+  from first move to last), ``bucket`` ``dealt``, ``chosen_seed`` or ``redeal_undone``; ``…:latest`` (game id: its
+  end or deal) and the hash ``…:versions`` (game id: the version upserted) (``solitaire_stats.py``). Keys
+  ``…:played:<bucket>``, ``…:won:<bucket>`` and ``…:games`` are what the statistics kept before they counted started
+  games: nothing reads them, and ``rebuild`` drops them;
 - ``ns:proj:leaderboard:{lb}:<kind>`` / ``…:all`` — sorted sets of registered players by wins, then points, and
   ``…:seq``, copied from snapshots of the players' results (``leaderboard.py``).
 

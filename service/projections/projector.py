@@ -23,8 +23,8 @@ from typing import Any
 
 from redis import exceptions as rex
 
-from service.events.keys import PARTITIONS
 from service.events.envelope import Envelope
+from service.events.keys import PARTITIONS
 from service.events.store import Store, StoreUnavailable
 
 from . import audit, leaderboard, results, scores, solitaire_stats, standings
@@ -97,7 +97,7 @@ async def _record_outside(
         if stats is not None:
             stats.results += added
         await leaderboard.record_game(store, new)
-        await solitaire_stats.record(store, new)
+    await solitaire_stats.record(store, model, new)  # from the deal on: a game counts as started, not only finished
     if standings.changes(new, envelopes):
         await standings.record(store, game_id, new.version)
 
@@ -170,7 +170,7 @@ async def _project_batch(
             await _record_outside(store, g, model, new, envelopes, stats)  # before the checkpoint, as in project_game
         except StoreUnavailable:
             raise
-        except Exception as e:  # one bad game must not stop the others
+        except Exception as e:  # noqa: BLE001 (one bad game must not stop the others)
             out[g] = e
             continue
         writes.append((g, applied, new.version, scores.encode(new), lines))
@@ -188,7 +188,7 @@ async def _project_batch(
                 await _record_outside(store, g, *folded[g], None)  # once more, as in project_game
             except StoreUnavailable:
                 raise
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 (as above: this game's error is its answer, the others go on)
                 out[g] = e
                 continue
             stats.applies += 1
@@ -207,7 +207,7 @@ async def _project_batch(
                 await project_game(store, g, upto[g], max_events=max_events, stats=mine)
             except StoreUnavailable:
                 raise
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 (as above: this game's error is its answer, the others go on)
                 out[g] = e
                 return
             finally:

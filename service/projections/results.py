@@ -65,12 +65,13 @@ def results_of(scores: Scores) -> list[tuple[str, GameResult]]:
     """``(player_id, result)`` for every registered player of a finished game; none before it ends.
 
     A player seated more than once counts once, with their best seat (the winning one if any). A solitaire on a seed
-    its creator chose is left out: its line may be known, so its win would say nothing on a leaderboard (the
-    solitaire statistics count it, apart: ``solitaire_stats.py``).
+    its creator chose is left out: its line may be known, so its win would say nothing on a leaderboard; so is one in
+    which a redeal was undone, whose player has seen that redeal (RULES.md §2: "counted apart, like a chosen-seed
+    game"). The solitaire statistics count both, apart: ``solitaire_stats.py``.
     """
     if scores.status != "finished" or scores.finished_version is None:
         return []
-    if scores.solitaire is not None and scores.solitaire.seed_chosen:
+    if scores.solitaire is not None and (scores.solitaire.seed_chosen or scores.solitaire.redeal_undone):
         return []
     best: dict[str, GameResult] = {}
     for seat in scores.seats:

@@ -33,17 +33,21 @@ class SeatScore(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class SolitaireScore(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """What a solitaire's scores keep: its outcome, how it was reached, how long it took, and whether the deal was
-    the player's choice (statistics keep those games apart)."""
+    """What a solitaire's scores keep: its outcome, how it was reached, how long it took, and whether the player knew
+    more of the deal than a fair one shows (a seed they chose, a redeal they undid): statistics keep those apart."""
 
     seed_chosen: bool = False
+    redeal_undone: bool = False  # a redeal was undone: the player has seen what it deals (RULES.md §2)
     result: Literal["won", "lost"] | None = None
     reason: Literal["no_moves", "resigned", "idle"] | None = None
     runs: list[int] = []  # each row's run when the game ended
     moves: int = 0  # moves made, undone ones included
     undos: int = 0
     redeals: int = 0  # redeals standing at the end (one undone is given back)
-    time_ms: int | None = None  # from the first event to the last (the game's end; closed: to the last before the close)
+    dealt_at: int | None = None  # when the layout was dealt: the game counts as started from then
+    first_move_at: int | None = None  # the player's first move, redeal or undo
+    last_move_at: int | None = None  # and the last (a resignation or a close is not one)
+    time_ms: int | None = None  # at the end: from the first move to the last (RULES.md §2); None with no move
 
 
 class Scores(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -199,47 +203,62 @@ def _solitaire_created(s: Scores, e: Any, env: Envelope) -> None:
 
 
 def _layout_dealt(s: Scores, e: Any, env: Envelope) -> None:
-    s.status = "playing"
+    assert s.solitaire is not None
+    s.status, s.solitaire.dealt_at = "playing", env.at
+
+
+def _played(s: Scores, env: Envelope) -> SolitaireScore:
+    """A move, redeal or undo of the player: the game's time runs from the first to the last of them."""
+    solo = s.solitaire
+    assert solo is not None
+    if solo.first_move_at is None:
+        solo.first_move_at = env.at
+    solo.last_move_at = env.at
+    return solo
 
 
 def _card_moved(s: Scores, e: Any, env: Envelope) -> None:
-    assert s.solitaire is not None
-    s.solitaire.moves += 1
+    _played(s, env).moves += 1
 
 
 def _redealt(s: Scores, e: Any, env: Envelope) -> None:
-    assert s.solitaire is not None
-    s.solitaire.redeals += 1
+    _played(s, env).redeals += 1
 
 
 def _undone(s: Scores, e: Any, env: Envelope) -> None:
-    assert s.solitaire is not None
-    s.solitaire.undos += 1
+    solo = _played(s, env)
+    solo.undos += 1
     if e.step == "redealt":
-        s.solitaire.redeals -= 1
+        solo.redeals -= 1
+        solo.redeal_undone = True
 
 
-def _solitaire_ended(s: Scores, env: Envelope, result: Literal["won", "lost"]) -> None:
-    assert s.solitaire is not None
+def _solitaire_ended(s: Scores, env: Envelope, result: Literal["won", "lost"]) -> SolitaireScore:
+    """Finished at ``env``; its time from the first move to the last (to the last move, not to the end: a resignation
+    or the server's close is not played time)."""
+    solo = s.solitaire
+    assert solo is not None
     s.status, s.finished_version, s.finished_at = "finished", env.seq, env.at
-    s.solitaire.result, s.solitaire.time_ms = result, env.at - s.created_at
+    solo.result = result
+    if solo.first_move_at is not None and solo.last_move_at is not None:
+        solo.time_ms = solo.last_move_at - solo.first_move_at
+    return solo
 
 
 def _solitaire_won(s: Scores, e: Any, env: Envelope) -> None:
-    _solitaire_ended(s, env, "won")
+    solo = _solitaire_ended(s, env, "won")
     s.winner = 0
-    s.solitaire.runs, s.solitaire.redeals = list(WON_RUNS), e.redeals_used  # type: ignore[union-attr]
+    solo.runs, solo.redeals = list(WON_RUNS), e.redeals_used
 
 
 def _solitaire_lost(s: Scores, e: Any, env: Envelope) -> None:
-    _solitaire_ended(s, env, "lost")
-    s.solitaire.reason, s.solitaire.runs = e.reason, list(e.runs)  # type: ignore[union-attr]
+    solo = _solitaire_ended(s, env, "lost")
+    solo.reason, solo.runs = e.reason, list(e.runs)
 
 
 def _solitaire_closed(s: Scores, e: Any, env: Envelope) -> None:
-    """Lost, as a game left for the configured time (RULES.md §2); its time runs to the last move, not to the close."""
-    _solitaire_ended(s, env, "lost")
-    s.solitaire.reason, s.solitaire.time_ms = "idle", s.updated_at - s.created_at  # type: ignore[union-attr]
+    """Lost, as a game left for the configured time (RULES.md §2)."""
+    _solitaire_ended(s, env, "lost").reason = "idle"
 
 
 # --- Monopoly ----------------------------------------------------------------------------------

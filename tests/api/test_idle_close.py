@@ -22,7 +22,9 @@ from service.events.base import Player
 from service.events.common import Close, Create, TakeSeat
 from service.events.export import load
 from service.events.keys import partition
+from service.events.solitaire import SolitaireConfig
 from service.rules.engine import Game
+from service.rules.solitaire import layout as grid
 from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings
 from tests.api.helpers import assert_error, fill, log_of, view
 from tests.api.helpers import new_game as api_game
@@ -83,6 +85,29 @@ def test_a_game_of_bots_alone_is_never_idle():
     assert idle_due(game, IDLE) is None
     assert next_due(game, game.last_at, 10, IDLE) == game.last_at + 10
     assert not isinstance(server_move(game, game.last_at + 10 * IDLE, IDLE).command, Close)
+
+
+NOTHING_FITS = """
+2C 4D 6H 8S TC QD 3H 5S 7C 9D JH KS ..
+2D 4H 6S 8C TD QH 3S 5C 7D 9H JS KC ..
+2H 4S 6C 8D TH QS 3C 5D 7H 9S JC KD ..
+2S 4C 6D 8H TS QC 3D 5H 7S 9C JD KH ..
+"""
+
+
+def test_a_stuck_solitaire_left_alone_is_closed_at_the_idle_time_like_any_game_of_people():
+    """Stuck (rules version 2) is still playing: the server owes it nothing, and closes it once nobody moved for the
+    idle time every game has — no shorter one of its own (docs/rules-solitaire.md, "The end")."""
+    game = Game.new("solitaire", "g_stuck", SolitaireConfig(seats=1), SEED)
+    game.play(Create(), None, 1_000)
+    game.play(TakeSeat(player=Player(name="ann", player_id="g_ann", guest=True)), None, 1_000)
+    game.state = msgspec.structs.replace(game.state, layout=grid.parse(NOTHING_FITS), redeals_used=2)
+    assert game.state.stuck and game.rules.status_of(game.state) == "playing"
+    assert due_at(game, game.last_at) is None and idle_due(game, IDLE) == game.last_at + IDLE
+    move = server_move(game, game.last_at + IDLE, IDLE)
+    assert move.command == Close(idle_ms=IDLE, since=game.last_at)
+    game.play(move.command, None, game.last_at + IDLE)
+    assert (game.view(0).result, game.view(0).reason) == ("lost", "idle")
 
 
 # --- the runner closes them (embedded and Redis) -------------------------------------------------------------

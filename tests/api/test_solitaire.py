@@ -93,6 +93,7 @@ async def test_a_solitaire_is_played_over_http_from_the_deal_to_a_win_and_counte
     v = await _view(api, game_id, token)
     assert v["kind"] == "solitaire" and v["status"] == "playing" and v["seat"] == 0 and v["seed_chosen"] is True
     assert v["redeals_left"] == 2 and len(v["layout"]) == 4 and all(len(row) == 13 for row in v["layout"])
+    assert v["stuck"] is False  # rules version 2's field: true only with no move and no redeal left
     assert v["hint"] in v["legal"]
     spectator = await _view(api, game_id)
     assert spectator["seat"] is None and spectator["legal"] == [] and spectator["layout"] == v["layout"]
@@ -160,9 +161,11 @@ async def test_a_solitaire_is_played_over_http_from_the_deal_to_a_win_and_counte
 
     stats = await _stats(api, player["player_id"], 2)
     chosen, dealt = stats["chosen_seed"], stats["dealt"]
-    assert (chosen["played"], chosen["won"], chosen["win_rate"]) == (1, 1, 1.0)
+    assert (stats["started"], stats["games"]) == (2, 2)
+    assert (chosen["started"], chosen["finished"], chosen["won"], chosen["win_rate"]) == (1, 1, 1, 1.0)
+    assert stats["redeal_undone"]["started"] == 0  # its redeals were undone, but a chosen-seed game stays apart as that
     assert (dealt["played"], dealt["won"], dealt["win_rate"], dealt["best_ms"], dealt["median_ms"]) == (1, 0, 0.0, None, None)
-    won_time = envelopes[-1].at - envelopes[0].at
+    won_time = envelopes[-1].at - next(e.at for e in envelopes if e.type == "card_moved")  # first move to last
     assert chosen["best_ms"] == chosen["median_ms"] == chosen["median_played_ms"] == won_time
     assert stats["as_of"] >= envelopes[-1].at and stats["player_id"] == player["player_id"]
     results = (await api.get(f"/players/{player['player_id']}")).json()["results"]  # a known deal wins no leaderboard
@@ -200,7 +203,8 @@ async def test_solitaire_creation_seats_and_seeds(api):
     assert_error(await api.post(f"/games/{fresh}/seats", json={"bot": "nope"}), 400, "invalid_request")
     assert_error(await api.get("/players/p_nobody/stats"), 404, "not_found")
     empty = (await api.get(f"/players/{other['player_id']}/stats")).json()["solitaire"]
-    assert empty["games"] == 0 and empty["as_of"] is None and empty["dealt"]["played"] == 0 and empty["dealt"]["win_rate"] is None
+    assert empty["games"] == empty["started"] == 0 and empty["as_of"] is None
+    assert empty["dealt"]["played"] == empty["dealt"]["started"] == 0 and empty["dealt"]["win_rate"] is None
     listed = (await api.get("/games", params={"kind": "solitaire"})).json()["games"]
     assert {g["game_id"] for g in listed} >= {game_id, fresh} and all(g["seats"] == 1 for g in listed)
 

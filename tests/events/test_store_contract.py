@@ -761,7 +761,26 @@ def scenario() -> list[tuple[str, Any]]:
             ops.append(("clear_due", (gid, x.last, CREATED_AT + 99_000 + i)))  # due again later (to close it)
         ops.append(("put_token", (f"{i:064x}", b"token %d" % i)))
         ops.append(("put_player", (f"p-{i}", {"name": f"player {i}", "n": str(i)})))
+        ops += solitaire_stats_ops(f"p-{i % 2}", gid, i)
     return ops
+
+
+STATS_BUCKETS = ["dealt", "chosen_seed", "redeal_undone"]
+
+
+def solitaire_stats_ops(player: str, game: str, i: int) -> list[tuple[str, Any]]:
+    """A solitaire's statistics upserts: dealt, moved apart, ended (won or not, with a time or none), then a repeat and
+    an older snapshot (both refused)."""
+    bucket = STATS_BUCKETS[i % 3]
+    end = CREATED_AT + 100 + i
+    time_ms = None if i == 4 else 40 + i
+    return [
+        ("project_solitaire_game", (player, game, 3, STATS_BUCKETS, "dealt", CREATED_AT, None, None, False)),
+        ("project_solitaire_game", (player, game, 9, STATS_BUCKETS, bucket, CREATED_AT, None, None, False)),
+        ("project_solitaire_game", (player, game, 12, STATS_BUCKETS, bucket, CREATED_AT, end, time_ms, i % 2 == 0)),
+        ("project_solitaire_game", (player, game, 12, STATS_BUCKETS, bucket, CREATED_AT, end, time_ms, i % 2 == 0)),
+        ("project_solitaire_game", (player, game, 5, STATS_BUCKETS, "dealt", CREATED_AT, None, None, False)),
+    ]
 
 
 async def run_scenario(store) -> tuple[list[Any], dict[str, Any]]:

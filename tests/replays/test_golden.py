@@ -17,6 +17,9 @@ from replays.golden import DIR, RECIPES
 from replays.verify import verify
 from service.events.envelope import NULL
 from service.events.export import load
+from service.rules.engine import Game, command_of
+from service.rules.errors import RuleViolation
+from service.rules.solitaire import CONFIG as SOLITAIRE_CONFIG
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted(DIR.glob("*.ndjson"))
@@ -144,3 +147,45 @@ def test_the_monopoly_golden_covers_auctions_building_mortgages_trades_jail_and_
     assert "timeout" in _commands(envelopes)
     assert [e.type for e in envelopes if e.secret_digest is not None] == ["game_started"]
     assert msgspec.json.decode(header.config)["max_rounds"] == 35
+
+
+def test_every_kind_has_a_version_1_golden_and_the_solitaire_one_of_each_version():
+    from service.rules.engine import GAMES
+
+    versions = {(_log(p)[0].kind, _log(p)[0].rules_version) for p in FILES}
+    assert {(kind, 1) for kind in GAMES} <= versions
+    assert {("solitaire", v) for v in GAMES["solitaire"].RULES_VERSIONS} <= versions
+
+
+def test_the_version_2_solitaire_golden_is_stuck_before_it_is_resigned_where_version_1_lost_it():
+    """The golden pins the change of version 2: the move that left nothing to do leaves the game going (stuck: only
+    undo and resign), and the bot resigns it. Its commands decided under version 1 end the game at that move."""
+    [path] = [p for p in FILES if VERSIONS.get(p) == 2 and _log(p)[0].kind == "solitaire"]
+    header, envelopes = _log(path)
+    assert _commands(envelopes)[-1] == "resign"
+    config = msgspec.json.decode(header.config, type=SOLITAIRE_CONFIG)
+    game = Game.new("solitaire", header.game_id, config, bytes.fromhex(header.seed))
+    resignation = max(i for i, e in enumerate(envelopes) if e.command != NULL)
+    game.fold(envelopes[:resignation])
+    assert game.state.rules_version == 2 and game.state.stuck
+    assert [type(c).__name__ for c in game.rules.legal_commands(game.state, 0)] == ["Undo", "Resign"]
+    old = Game.new("solitaire", header.game_id, config, bytes.fromhex(header.seed), rules_version=1)
+    for env in envelopes:
+        if env.command == NULL:
+            continue
+        command, seat = command_of(old, env)
+        if old.state.phase == "lost":  # the batch before the resignation already lost it under version 1
+            assert type(command).__name__ == "Resign" and old.state.lost_reason == "no_moves"
+            with pytest.raises(RuleViolation, match="over"):
+                old.play(command, seat, env.at)
+            return
+        old.play(command, seat, env.at)
+    pytest.fail("version 1 decided the game as version 2 did")
+
+
+def test_a_header_claiming_version_1_for_the_version_2_solitaire_is_refused():
+    """The solitaire plays two versions: the version comes from the log's game_created, so a header naming the other
+    one (to have the game re-decided under the old rules) does not verify."""
+    [path] = [p for p in FILES if VERSIONS.get(p) == 2 and _log(p)[0].kind == "solitaire"]
+    header, envelopes = _log(path)
+    assert not verify(msgspec.structs.replace(header, rules_version=1), envelopes).ok

@@ -164,7 +164,8 @@ def test_a_closed_game_folds_to_the_same_state_and_scores_as_finished_without_a_
     assert (model.status, model.winner, model.finished_version) == ("finished", None, sim.envelopes[-2].seq)
     if kind == "solitaire":
         assert (model.solitaire.result, model.solitaire.reason) == ("lost", "idle")
-        assert model.solitaire.time_ms == last_move - sim.envelopes[0].at  # to the last move, not to the close
+        first_move = next(e.at for e in sim.envelopes if e.type == "card_moved")
+        assert model.solitaire.time_ms == last_move - first_move  # from the first move to the last, not to the close
 
 
 def test_a_closed_tournament_table_is_finished_without_a_winner():

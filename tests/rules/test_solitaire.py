@@ -16,12 +16,14 @@ import pytest
 
 from service.events import solitaire as ev
 from service.events.base import Player
-from service.events.common import Create, SeedRevealed, TakeSeat
+from service.events.common import Close, Create, GameClosed, SeedRevealed, TakeSeat
 from service.rules.errors import RuleViolation
 from service.rules.rng import shuffle
 from service.rules.solitaire import CODEC, hint, legal_commands, run, view
 from service.rules.solitaire import layout as grid
-from service.rules.solitaire.state import State, initial
+from service.rules.solitaire.hint import BUDGET
+from service.rules.solitaire.solver import best_line
+from service.rules.solitaire.state import RULES_VERSION, State, initial
 
 SEED = bytes(range(32))
 AT = 1_800_000_000_000
@@ -36,19 +38,19 @@ STUCK = """
 
 
 @cache
-def dealt(seed: bytes = SEED) -> State:
-    """A real game just dealt: Create, then TakeSeat (which deals)."""
-    s = initial(ev.SolitaireConfig(seats=1), seed)
+def dealt(seed: bytes = SEED, rules_version: int = RULES_VERSION) -> State:
+    """A real game just dealt under ``rules_version``: Create, then TakeSeat (which deals)."""
+    s = initial(ev.SolitaireConfig(seats=1), seed, rules_version)
     for command in (Create(), TakeSeat(player=Player(name="ann", player_id="p_ann"))):
         s = run(s, command, None, AT)[1]
     return s
 
 
-def board(text: str, redeals_used: int = 0) -> State:
+def board(text: str, redeals_used: int = 0, rules_version: int = RULES_VERSION) -> State:
     """A dealt game with ``text`` laid out instead of its deal, and ``redeals_used`` redeals spent."""
     layout = grid.parse(text)
     assert grid.well_formed(layout), "a test layout must hold the 48 cards once each"
-    return replace(dealt(), layout=layout, redeals_used=redeals_used)
+    return replace(dealt(rules_version=rules_version), layout=layout, redeals_used=redeals_used)
 
 
 def moves(text: str) -> set[grid.Move]:
@@ -411,6 +413,64 @@ def test_with_only_a_shuttle_left_the_hint_is_the_redeal_then_nothing():
     assert hint(replace(after, redeals_used=2)) is None
 
 
+DEAD_OR_LIVE = """
+2C 4D 6H 8S TC QD 3H 5S 7C 9D JH KS 7H
+2D 4H 6S 8C TD QH 3S 5C 7D 9H JS KC ..
+2H 4S 6C 8D TH QS 3C 5D .. 9S JC KD ..
+2S 4C .. 8H TS QC 3D 5H 7S 9C JD KH 6D
+"""
+"""Four moves, none growing a run: the 6D and the 7H would leave a slot right of a king with nothing to take it
+(dead), the 8S and the 5C live gaps. The best line of the search starts with the 6D."""
+
+
+def test_the_hint_never_opens_a_dead_gap_where_a_live_alternative_exists():
+    s = board(DEAD_OR_LIVE)
+    assert moves(DEAD_OR_LIVE) == {("6D", 2, 9), ("8S", 2, 9), ("5C", 3, 3), ("7H", 3, 3)}
+    dead = {m for m in moves(DEAD_OR_LIVE) if not grid.fillers(grid.apply_move(s.layout, m), *grid.find(s.layout, m[0]))}
+    assert dead == {("6D", 2, 9), ("7H", 3, 3)}
+    assert best_line(s.layout, budget=BUDGET).moves[0] == ("6D", 2, 9)  # what the hint named before this ruling
+    assert hint(s) == move("8S", 2, 9)  # the first live one in search order
+
+
+def test_a_move_that_grows_a_run_is_hinted_even_where_it_leaves_a_dead_gap():
+    """Growing a run comes first (RULES.md §2): the dead-gap ruling chooses among moves that grow a run alike."""
+    s = board(
+        """
+        2C 4D 6H 8S TC QD 3H 5S 7C 9D JH KS ..
+        2D 4H 6S 8C TD QH 3S 5C 7D 9H JS KC ..
+        .. 4S 6C 8D TH QS 3C 5D 7H 9S JC KD 2H
+        2S 4C 6D 8H TS QC 3D 5H 7S 9C JD KH ..
+        """
+    )
+    after = grid.apply_move(s.layout, ("2H", 2, 1))
+    assert grid.fillers(after, 2, 13) == []  # the 2H leaves a slot right of a king
+    assert hint(s) == move("2H", 2, 1)
+
+
+RUN_OF_FOUR = """
+2C 3C 4C 5C .. 6C 7C 8C 9C TC JC QC KC
+2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD ..
+2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH ..
+2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS ..
+"""
+"""The gap after the 5C takes the 6C (seated at once, and the rest of the row after it) or the 5C itself."""
+
+
+@pytest.mark.parametrize("redeals_used", [0, 2])
+def test_after_a_move_that_took_a_card_out_of_a_run_the_hint_puts_it_back_not_a_redeal(redeals_used):
+    s = board(RUN_OF_FOUR, redeals_used=redeals_used)
+    assert hint(s) == move("6C", 0, 5)
+    misstep = play(s, move("5C", 0, 5))[1]
+    assert grid.runs(misstep.layout)[0] == 3
+    seen, now = {step.layout for step in misstep.history}, sum(grid.runs(misstep.layout))
+    after = {m: grid.apply_move(misstep.layout, m) for m in grid.legal_moves(misstep.layout)}
+    forward = [m for m, b in after.items() if b not in seen and sum(grid.runs(b)) >= now]
+    assert forward == []  # nothing else goes forward: the hint used to say redeal (or, with none left, nothing)
+    assert hint(misstep) == move("5C", 0, 4)
+    back = play(misstep, hint(misstep))[1]
+    assert back.layout == s.layout and hint(back) == move("6C", 0, 5)
+
+
 @pytest.mark.parametrize("n", range(12))
 def test_following_the_hint_never_goes_back_to_a_layout_nor_unseats_a_card(n):
     """"Never a shuttle", read for a whole game: a player who only ever takes the hint never sees a board twice,
@@ -462,18 +522,66 @@ def test_won_when_every_row_reads_two_to_king_with_slot_13_empty():
     assert (v.status, v.result, v.legal, v.hint, v.can_undo) == ("finished", "won", [], None, False)
 
 
-def test_lost_when_no_move_and_no_redeal_remain():
+def test_a_move_that_leaves_nothing_to_do_makes_the_game_stuck_not_lost():
+    """RULES.md §2 (rules version 2): no move and no redeal left is stuck, not over; only undo and resign remain."""
     s = board(LAST_MOVE, redeals_used=2)
     assert moves(LAST_MOVE) == {("QH", 0, 13)}
     events, after = play(s, move("QH", 0, 13))
-    assert events[1:] == [ev.GameLost(reason="no_moves", runs=(1, 1, 1, 1)), SeedRevealed(seed=SEED.hex())]
-    assert after.phase == "lost" and view(after, 0).reason == "no_moves"
+    assert events == [ev.CardMoved(card="QH", from_=ev.Place(row=3, slot=13), to=ev.Place(row=0, slot=13))]
+    assert after.phase == "playing" and after.stuck and not s.stuck
+    assert legal_commands(after, 0) == [ev.Undo(), ev.Resign()]
+    v = view(after, 0)
+    assert (v.status, v.stuck, v.result, v.reason, v.hint, v.can_undo) == ("playing", True, None, None, None, True)
+    assert v.legal == [ev.Undo(), ev.Resign()] and view(after, None).stuck and view(after, None).legal == []
 
 
-def test_no_move_left_is_not_lost_while_a_redeal_remains():
-    s = board(LAST_MOVE, redeals_used=1)
+def test_a_stuck_game_refuses_every_move_and_redeal():
+    stuck = play(board(LAST_MOVE, redeals_used=2), move("QH", 0, 13))[1]
+    for row, slot in grid.gaps(stuck.layout):
+        assert refused(stuck, move("JD", row, slot), "card_does_not_fit").detail["fits"] == []
+    refused(stuck, ev.Redeal(), "no_redeal_left")
+
+
+def test_undo_gets_a_stuck_game_going_again():
+    s = board(LAST_MOVE, redeals_used=2)
+    stuck = play(s, move("QH", 0, 13))[1]
+    events, back = play(stuck, ev.Undo())
+    assert events == [ev.Undone(undoes=stuck.version, step="card_moved", layout=s.layout)]
+    assert back.layout == s.layout and not back.stuck and back.phase == "playing"
+    assert legal_commands(back, 0) == [move("QH", 0, 13), ev.Resign()]
+
+
+def test_resigning_a_stuck_game_ends_it_as_lost():
+    stuck = play(board(LAST_MOVE, redeals_used=2), move("QH", 0, 13))[1]
+    events, after = play(stuck, ev.Resign())
+    assert events == [ev.GameLost(reason="resigned", runs=(1, 1, 1, 1)), SeedRevealed(seed=SEED.hex())]
+    v = view(after, 0)
+    assert (after.phase, after.stuck, v.status, v.result, v.reason, v.legal) == ("lost", False, "finished", "lost", "resigned", [])
+
+
+def test_a_stuck_game_left_for_the_configured_time_ends_as_lost():
+    """The server's close of a game nobody moved in (``idle_close_ms``): a stuck game is still being played, so it is
+    closed like any other, lost with reason ``idle``."""
+    stuck = play(board(LAST_MOVE, redeals_used=2), move("QH", 0, 13))[1]
+    events, after = run(stuck, Close(idle_ms=3_600_000, since=AT), None, AT + 3_600_000)
+    assert events == [GameClosed(reason="idle", idle_ms=3_600_000), SeedRevealed(seed=SEED.hex())]
+    assert view(after, 0).result == "lost" and view(after, 0).reason == "idle"
+
+
+def test_under_rules_version_1_a_move_that_leaves_nothing_to_do_still_loses_at_once():
+    """A recorded version-1 game replays as it was played: lost in the batch of the move, undo refused after it."""
+    s = board(LAST_MOVE, redeals_used=2, rules_version=1)
     events, after = play(s, move("QH", 0, 13))
-    assert len(events) == 1 and after.phase == "playing"
+    assert events[1:] == [ev.GameLost(reason="no_moves", runs=(1, 1, 1, 1)), SeedRevealed(seed=SEED.hex())]
+    assert after.phase == "lost" and not after.stuck and view(after, 0).reason == "no_moves"
+    refused(after, ev.Undo(), "game_over")
+
+
+@pytest.mark.parametrize("rules_version", [1, 2])
+def test_no_move_left_is_not_lost_while_a_redeal_remains(rules_version):
+    s = board(LAST_MOVE, redeals_used=1, rules_version=rules_version)
+    events, after = play(s, move("QH", 0, 13))
+    assert len(events) == 1 and after.phase == "playing" and not after.stuck
     assert legal_commands(after, 0) == [ev.Redeal(), ev.Undo(), ev.Resign()]
 
 
@@ -484,9 +592,15 @@ def test_resigning_loses():
 
 
 @pytest.mark.parametrize("command", [move("QH", 1, 12), ev.Redeal(), ev.Undo(), ev.Resign()])
-def test_after_the_end_every_command_is_refused_undo_included(command):
+@pytest.mark.parametrize("ending", ["won", "resigned", "lost under version 1"])
+def test_after_the_end_every_command_is_refused_undo_included(command, ending):
     """The ruling: a won or lost game is over; undo cannot reopen it."""
-    over = play(board(LAST_MOVE, redeals_used=2), move("QH", 0, 13))[1]
+    if ending == "won":
+        over = play(board(ONE_TO_GO), move("KC", 0, 12))[1]
+    elif ending == "resigned":
+        over = play(play(board(LAST_MOVE, redeals_used=2), move("QH", 0, 13))[1], ev.Resign())[1]
+    else:
+        over = play(board(LAST_MOVE, redeals_used=2, rules_version=1), move("QH", 0, 13))[1]
     refused(over, command, "game_over")
     assert legal_commands(over, 0) == []
 

@@ -1,7 +1,8 @@
 """``decide``: the solitaire's rules. Each command either yields events or raises ``RuleViolation``.
 
 As in the card game, a decision is a batch folded event by event, so the end of the game is read from
-the board the command leaves: won when every row is two to king, lost when no move and no redeal remain.
+the board the command leaves: won when every row is two to king. When no move and no redeal remain the game is
+stuck, not over (rules version 2: the player may still undo or resign); under version 1 it was lost there and then.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ..errors import RuleViolation
 from ..setup import created
 from . import layout as grid
 from .evolve import evolve
-from .state import State
+from .state import STUCK_FROM, State
 from .view import status_of
 
 KIND = "solitaire"
@@ -133,13 +134,14 @@ def _resign(b: Batch, c: ev.Resign, seat: int | None) -> None:
 
 
 def _settle(b: Batch) -> None:
-    """After a move or redeal: won when every row is complete; lost when nothing is left to do but undo."""
+    """After a move or redeal: won when every row is complete. Nothing left to do but undo: stuck, the game goes on
+    (``State.stuck``); under rules version 1, lost at once."""
     s = b.state
     board = s.layout
     assert board is not None
     if grid.won(board):
         _end(b, ev.GameWon(redeals_used=s.redeals_used))
-    elif s.redeals_left <= 0 and not grid.legal_moves(board):
+    elif s.rules_version < STUCK_FROM and s.redeals_left <= 0 and not grid.legal_moves(board):
         _end(b, ev.GameLost(reason="no_moves", runs=grid.runs(board)))
 
 

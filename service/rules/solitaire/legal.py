@@ -17,7 +17,8 @@ def move_command(move: tuple[str, int, int]) -> ev.Move:
 
 
 def legal_commands(s: State, seat: int) -> list[msgspec.Struct]:
-    """Every move (gap by gap), then a redeal if one is left, undo if a step stands, and resign."""
+    """Every move (gap by gap), then a redeal if one is left, undo if a step stands, and resign. A stuck game has no
+    move and no redeal, and a redeal stands (two were spent): exactly undo and resign."""
     if s.phase != "playing" or seat != 0 or s.layout is None:
         return []
     out: list[msgspec.Struct] = [move_command(m) for m in legal_moves(s.layout)]

@@ -41,6 +41,7 @@ from .layout import (
     Played,
     apply_move,
     card_of,
+    fillers,
     is_shuttle,
     legal_moves,
     rank_of,
@@ -205,8 +206,9 @@ def best_move(
     layout: Layout, *, budget: int, previous: Played | None = None, seen: Collection[Layout] = ()
 ) -> Move | None:
     """The hint: a legal move, never the card just moved put straight back (``previous``), preferring one that
-    grows a run; among the run-growing moves (or, if there is none, among the rest) the first move of
-    ``best_line`` when it is one of them, else the first in search order.
+    grows a run; among the run-growing moves (or, if there is none, among the rest) those that leave a live gap
+    where the card was, if any ("never open a dead gap"); of those the first move of ``best_line`` when it is one
+    of them, else the first in search order.
 
     ``seen`` are layouts the game has already passed through (the state's history): a move back to one is a
     longer shuttle. So the moves are taken in tiers, the first that has any: those that unseat nothing and
@@ -217,6 +219,7 @@ def best_move(
         return None
     now = seated(layout)
     pool = [m for m in pool if seated(apply_move(layout, m)) > now] or pool
+    pool = [m for m in pool if leaves_live_gap(layout, m)] or pool
     line = best_line(layout, budget=budget)
     if line.moves and line.moves[0] in pool:
         return line.moves[0]
@@ -232,6 +235,13 @@ def _hint_tiers(layout: Layout, previous: Played | None, seen: Collection[Layout
         return [m for m in moves if apply_move(layout, m) not in seen]
 
     return [new(safe), safe, new(giving_back), giving_back]
+
+
+def leaves_live_gap(layout: Layout, move: Move) -> bool:
+    """Whether the slot ``move``'s card leaves takes some card afterwards: not dead (a slot right of a king or between
+    gaps, with nothing below on its right), which would be lost until the next redeal."""
+    origin = _slot_of(layout, move[0])
+    return bool(fillers(_moved(layout, origin, move), *origin))
 
 
 def seated(layout: Layout) -> int:

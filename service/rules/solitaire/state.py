@@ -14,11 +14,14 @@ from service.events.base import Player
 from service.events.solitaire import SolitaireConfig
 
 from ..close import Closed
-from .layout import Layout, Played
+from .layout import Layout, Played, legal_moves
 
 Phase = Literal["new", "waiting", "playing", "won", "lost"]
 REDEALS = 2
 """Two redeals a game (RULES.md §2)."""
+STUCK_FROM = 2
+"""The rules version from which a board with no move and no redeal left is *stuck*, not lost (RULES.md §2: "a misclick
+is never final"); under version 1 the move or redeal that left it so ended the game (``game_lost no_moves``)."""
 
 
 class Seat(msgspec.Struct, frozen=True):
@@ -66,6 +69,18 @@ class State(msgspec.Struct, frozen=True):
         return self.phase in ("won", "lost")
 
     @property
+    def stuck(self) -> bool:
+        """No move and no redeal left, the game still on: the player may only undo or resign (rules version 2 on;
+        a version-1 game never stays on such a board)."""
+        return (
+            self.rules_version >= STUCK_FROM
+            and self.phase == "playing"
+            and self.layout is not None
+            and self.redeals_left <= 0
+            and not legal_moves(self.layout)
+        )
+
+    @property
     def winner(self) -> int | None:
         """The one seat once the game is won: what the service's tools read of every game's end."""
         return 0 if self.phase == "won" else None
@@ -84,10 +99,12 @@ class State(msgspec.Struct, frozen=True):
         return []
 
 
-RULES_VERSION = 1
+RULES_VERSION = 2
 """The version new games are played under; a change of behaviour that would replay a recorded game differently
-bumps it, and the older versions stay playable (``RULES_VERSIONS``), branching where they differ."""
-RULES_VERSIONS = (1,)
+bumps it, and the older versions stay playable (``RULES_VERSIONS``), branching where they differ.
+
+1. the first rules. 2. a board with nothing left to do but undo is stuck, not lost (``STUCK_FROM``)."""
+RULES_VERSIONS = (1, 2)
 
 
 def initial(config: SolitaireConfig, seed: bytes, rules_version: int = RULES_VERSION) -> State:

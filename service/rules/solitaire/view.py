@@ -30,6 +30,8 @@ class SolitaireView(msgspec.Struct, kw_only=True):
     runs: list[int]
     redeals_left: int
     can_undo: bool
+    stuck: bool = False
+    """No move and no redeal left, the game still on (rules version 2): ``legal`` is ``undo`` and ``resign``."""
     hint: SolitaireClientCommand | None
     legal: list[SolitaireClientCommand]
     result: Literal["won", "lost"] | None
@@ -61,6 +63,7 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> SolitaireView:
         runs=list(grid.runs(board)) if board else [],
         redeals_left=s.redeals_left,
         can_undo=playing and bool(s.history),
+        stuck=s.stuck,
         hint=hint(s) if playing else None,  # type: ignore[arg-type]
         legal=legal_commands(s, 0) if own else [],  # type: ignore[arg-type]
         result=s.phase if s.over else None,  # type: ignore[arg-type]

@@ -1,5 +1,6 @@
 // Free Parking solitaire: the 4 × 13 grid. Click a card that can move, then one of the gaps it may go to
-// (both from `legal`); the hint button lights up the view's hint; undo, redeal and resign when legal.
+// (both from `legal`); the hint button lights up the view's hint; undo, redeal and resign when legal. A stuck game
+// (`view.stuck`, rules version 2) is still playing: its `legal` is undo and resign, the only buttons left lit.
 import { h, humanize } from "./common.js";
 
 const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
@@ -62,6 +63,7 @@ function render(root, view, ctx) {
   const status = view.status === "finished"
     ? h("span.badge.done", {}, view.result === "won" ? "Won!" : `Lost (${humanize(view.reason || "no moves")})`)
     : view.status === "waiting" ? h("span.badge", {}, "Waiting for the player")
+    : view.stuck ? h("span.badge.turn", {}, "Stuck: no move and no redeal left (undo or resign)")
     : h("span.badge.turn", {}, `${view.name || "Player"} playing`);
   const runs = view.runs ? view.runs.reduce((a, b) => a + b, 0) : 0;
   const controls = ctx.readonly ? null : view.seat == null

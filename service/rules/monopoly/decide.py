@@ -226,7 +226,7 @@ _HANDLERS: dict[type, Callable[[Batch, Any, int | None], None]] = {
     ev.PassBid: _on(lambda b, seat, c: auctions.pass_bid(b, seat)),
     ev.Build: _on(lambda b, seat, c: building.build(b, seat, c.sites)),
     ev.ClaimBuildings: _on(lambda b, seat, c: building.claim(b, seat, c.sites)),
-    ev.SellBuilding: _on(lambda b, seat, c: building.sell(b, seat, c.square)),
+    ev.SellBuilding: _on(lambda b, seat, c: building.sell(b, seat, c.square, c.levels)),
     ev.Mortgage: _on(lambda b, seat, c: mortgages.mortgage(b, seat, c.square)),
     ev.LiftMortgage: _on(lambda b, seat, c: mortgages.lift(b, seat, c.square)),
     ev.OfferTrade: _on(lambda b, seat, c: trades.offer(b, seat, c.to, c.give, c.get)),

@@ -6,6 +6,8 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from service.events import monopoly as ev
+from service.rules.monopoly import legal_commands
+from service.rules.monopoly.money import could_raise
 
 from .monopoly_table import table
 
@@ -158,7 +160,7 @@ def test_bankruptcy_to_a_player_hands_over_everything():
 
 
 def test_bankruptcy_to_the_bank_auctions_the_properties_and_returns_the_jail_cards():
-    t = table(3, own={0: (1, 3)}, at={0: 35}, cash={0: 30}, jail_cards={0: ("CC05",)}).dice(1, 2)
+    t = table(3, own={0: (1, 3)}, at={0: 35}, cash={0: 10}, jail_cards={0: ("CC05",)}).dice(1, 2)
     t.play(ev.Roll(), 0)  # Luxury Tax: $75
     assert t.state.debts[0].creditor is None
     t.play(ev.DeclareBankruptcy(), 0)
@@ -178,6 +180,52 @@ def test_a_debt_not_raised_by_its_deadline_is_bankruptcy():
 
 def test_declaring_bankruptcy_without_a_debt_is_refused():
     table().refused(ev.DeclareBankruptcy(), 0, "no_debt")
+
+
+def luxury_tax_owed(cash: int, rules_version: int = 2, **layout):
+    """Seat 0 lands on Luxury Tax ($75) with ``cash``."""
+    return table(at={0: 35}, cash={0: cash}, rules_version=rules_version, **layout).dice(1, 2).play(ev.Roll(), 0)
+
+
+def test_bankruptcy_is_refused_while_the_debt_could_be_raised():
+    """Owing $75 with Boardwalk unmortgaged: mortgaging it raises $200, so there is no bankruptcy to declare."""
+    t = luxury_tax_owed(30, own={0: (39,)})
+    assert t.state.debts[0].amount == 75
+    refused = t.refused(ev.DeclareBankruptcy(), 0, "not_insolvent")
+    assert refused.detail == {"could_raise": 230, "owed": 75}
+    assert ev.DeclareBankruptcy() not in legal_commands(t.state, 0)
+    t.play(ev.Mortgage(square=39), 0)
+    assert not t.state.debts and t.cash(0) == 30 + 200 - 75
+
+
+def test_what_could_be_raised_counts_every_building_at_half_its_cost_and_every_unmortgaged_property():
+    """$5 + 3 houses on light blue at $25 + their mortgages ($50, $50, $60) + Boardwalk's already mortgaged: $240."""
+    layout = {"own": {0: (*LIGHT_BLUE, 39)}, "levels": {6: 1, 8: 1, 9: 1}, "mortgaged": [39]}
+    assert could_raise(luxury_tax_owed(5, **layout).state, 0) == 5 + 75 + 160
+    t = owing(cash={0: 5}, **layout)  # $1,500 of rent
+    t.play(ev.DeclareBankruptcy(), 0)
+    assert t.seat(0).bankrupt
+
+
+def test_an_insolvent_debtor_may_declare_bankruptcy_and_it_is_listed():
+    t = luxury_tax_owed(30, own={0: (1,)})  # $30 + Mediterranean's $30 mortgage: short of $75
+    assert ev.DeclareBankruptcy() in legal_commands(t.state, 0)
+    t.play(ev.DeclareBankruptcy(), 0)
+    assert t.seat(0).bankrupt
+
+
+def test_a_debt_not_raised_by_its_deadline_is_bankruptcy_even_when_it_could_have_been():
+    """The rule limits what a player may declare; the deadline still ends a debt nobody raised the cash for."""
+    t = luxury_tax_owed(30, own={0: (39,)}, seats=3)
+    t.timeout()
+    assert t.seat(0).bankrupt and t.state.auction.lot == 39
+
+
+def test_version_1_still_lets_a_debtor_declare_bankruptcy_while_it_could_raise_the_debt():
+    t = luxury_tax_owed(30, rules_version=1, own={0: (39,)})
+    assert ev.DeclareBankruptcy() in legal_commands(t.state, 0)
+    t.play(ev.DeclareBankruptcy(), 0)
+    assert t.seat(0).bankrupt
 
 
 # --- the end ---------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from . import auctions, building, mortgages, trades, turn
 from .batch import Batch
 from .board import STARTING_CASH
 from .cards import CHANCE, CHEST
-from .money import go_bankrupt, pay_debts
+from .money import check_bankruptcy, go_bankrupt, pay_debts
 from .state import State
 from .view import status_of
 
@@ -202,12 +202,8 @@ def _on(check: Callable[..., None]) -> Callable[[Batch, Any, int | None], None]:
 
 
 def _declare_bankruptcy(b: Batch, seat: int, c: ev.DeclareBankruptcy) -> None:
-    debt = next((d for d in b.state.debts if d.seat == seat), None)
-    if debt is None:
-        raise RuleViolation(
-            "no_debt",
-            "You owe nothing you cannot pay: there is no bankruptcy to declare",
-        )
+    check_bankruptcy(b.state, seat)
+    debt = next(d for d in b.state.debts if d.seat == seat)
     go_bankrupt(b, seat, debt.creditor)
 
 

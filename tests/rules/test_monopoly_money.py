@@ -9,7 +9,7 @@ from service.events import monopoly as ev
 from service.rules.monopoly import legal_commands
 from service.rules.monopoly.money import could_raise
 
-from .monopoly_table import table
+from .monopoly_table import deck_with_top, started, table
 
 LIGHT_BLUE = (6, 8, 9)
 
@@ -226,6 +226,34 @@ def test_version_1_still_lets_a_debtor_declare_bankruptcy_while_it_could_raise_t
     assert ev.DeclareBankruptcy() in legal_commands(t.state, 0)
     t.play(ev.DeclareBankruptcy(), 0)
     assert t.seat(0).bankrupt
+
+
+# --- jail state after bankruptcy -------------------------------------------------------------------------
+
+
+def jailed_debtor(rules_version: int = 2):
+    """Seat 1 sits in jail after two failed tries with $20 when seat 0 draws Opera night: it owes seat 0 $50."""
+    chest = deck_with_top(started().chest, "CC07")
+    t = table(jailed=[1], at={1: 10}, jail_tries={1: 2}, cash={1: 20}, chest=chest, rules_version=rules_version)
+    t.dice(1, 1).play(ev.Roll(), 0)
+    assert t.state.debts[0].seat == 1 and t.state.debts[0].amount == 50
+    return t
+
+
+def test_a_bankrupt_player_keeps_no_jail_state():
+    t = jailed_debtor().play(ev.DeclareBankruptcy(), 1)
+    gone = t.seat(1)
+    assert gone.bankrupt and not gone.in_jail and gone.jail_tries == 0 and gone.jail_cards == ()
+
+
+def test_a_bankrupt_player_keeps_no_jail_state_when_the_deadline_bankrupts_it():
+    t = jailed_debtor().timeout()
+    assert t.seat(1).bankrupt and (t.seat(1).in_jail, t.seat(1).jail_tries) == (False, 0)
+
+
+def test_version_1_still_folds_a_bankrupts_failed_tries_as_it_did():
+    t = jailed_debtor(rules_version=1).play(ev.DeclareBankruptcy(), 1)
+    assert t.seat(1).bankrupt and not t.seat(1).in_jail and t.seat(1).jail_tries == 2
 
 
 # --- the end ---------------------------------------------------------------------------------------------

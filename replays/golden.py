@@ -1,8 +1,8 @@
 """Golden logs: recorded games under ``replays/golden/`` that must verify, from the file alone, forever.
 
-``RECIPES`` lists how each one was first played. ``write`` plays and writes only the missing ones: an
-existing golden is a record of what rules_version 1 did and is never rewritten (``python -m replays
-golden --write``; see ``golden/README.md``). Verifying a golden needs nothing here but ``DIR`` and
+``RECIPES`` lists how each one was first played, and under which rules version. ``write`` plays and writes
+only the missing ones: an existing golden is a record of what its rules version did and is never rewritten
+(``python -m replays golden --write``; see ``golden/README.md``). Verifying a golden needs nothing here but ``DIR`` and
 ``files``: playing one needs the bots, imported only by ``write``.
 """
 
@@ -26,6 +26,8 @@ class Recipe:
     timeouts: float = 0.0
     kind: str = "free-parking"
     options: dict = field(default_factory=dict)
+    rules_version: int = 1
+    """The rules it was played under: a golden of each version stays, however the rules go on."""
 
     @property
     def game_id(self) -> str:
@@ -59,6 +61,7 @@ RECIPES: tuple[Recipe, ...] = (
         kind="monopoly",
         options={"max_rounds": 35},
     ),
+    Recipe("mono-4-v2-strategic", 4, ("strategic",) * 4, timeouts=0.1, kind="monopoly", rules_version=2),
 )
 
 
@@ -72,7 +75,9 @@ def play(recipe: Recipe) -> bytes:
     from service.rules.engine import export_header
     from service.simulate import new_game, play
 
-    sim = new_game(recipe.kind, recipe.seats, recipe.seed, recipe.game_id, list(recipe.bots), recipe.options)
+    sim = new_game(
+        recipe.kind, recipe.seats, recipe.seed, recipe.game_id, list(recipe.bots), recipe.options, recipe.rules_version
+    )
     for _ in play(sim, list(recipe.bots), random.Random(recipe.bots_seed), timeouts=recipe.timeouts):
         pass
     return dumps(export_header(sim.game, with_seed=True), sim.envelopes)

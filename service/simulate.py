@@ -31,10 +31,19 @@ class Simulation:
         return out
 
 
-def new_game(kind: str, seats: int, seed: bytes, game_id: str, bots: list[str], options: dict | None = None) -> Simulation:
+def new_game(
+    kind: str,
+    seats: int,
+    seed: bytes,
+    game_id: str,
+    bots: list[str],
+    options: dict | None = None,
+    rules_version: int | None = None,
+) -> Simulation:
+    """A game of bots with every seat taken, under ``rules_version`` (default: the kind's current one)."""
     rules = rules_for(kind)
     config = rules.CONFIG(seats=seats, **(options or {}))
-    sim = Simulation(Game.new(kind, game_id, config, seed))
+    sim = Simulation(Game.new(kind, game_id, config, seed, rules_version))
     sim.send(Create(), None)
     for i, name in enumerate(bots):
         sim.send(TakeSeat(player=Player(name=f"{name}-{i}", bot=name)), None)

@@ -28,6 +28,7 @@ class Recipe:
     kind: str = "free-parking"
     options: dict = field(default_factory=dict)
     rules_version: int = 1
+    """The rules it was played under: a golden of each version stays, however the rules go on."""
 
     @property
     def game_id(self) -> str:
@@ -68,6 +69,7 @@ RECIPES: tuple[Recipe, ...] = (
     # asked about their own trade (answered, talked out, and by the server's timeout), a named player's talk-out,
     # and a swap three whose draw needed a reshuffle that could not hand its three back
     Recipe("fp-v2-4-random-timeouts-21", 4, ("random",) * 4, timeouts=0.2, rules_version=2),
+    Recipe("mono-4-v2-strategic", 4, ("strategic",) * 4, timeouts=0.1, kind="monopoly", rules_version=2),
 )
 
 

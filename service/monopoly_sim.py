@@ -3,7 +3,9 @@
 A game is decided command by command with the rules' own ``run`` (the same decisions as the service, without
 sealing each event into the hash chain: nothing here is stored or exported). The square of a turn's end is
 read at each ``turn_ended`` from the ``moved``, ``sent_to_jail`` and ``left_jail`` events before it; square 10
-is two places, In Jail and Just Visiting, told apart by whether the player is in jail there.
+is two places, In Jail and Just Visiting, told apart by whether the player is in jail there. Each game also
+records how it ended (``last_player``: won by bankruptcies; ``max_rounds``; ``cut``: still going after
+``max_commands``) and its length, for the report of how uncapped games end.
 
 Game *i* of a run has the seed ``sha256(base ‖ "game:" ‖ i)`` and its bots draw from ``sha256(base ‖ "bots:"
 ‖ i)`` (``service.cli.seeds``), so a run depends only on its base seed and options, not on how many worker
@@ -16,6 +18,7 @@ import random
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import msgspec
 
@@ -51,9 +54,20 @@ class Spec:
     seats: int
     bots: tuple[str, ...]
     jail: JailPolicy
-    rounds: int
+    rounds: int | None
+    """``None``: uncapped, played until one player is left (or ``max_commands``)."""
     seed: bytes
     bots_seed: int
+    max_commands: int = 200_000
+
+
+class Played(NamedTuple):
+    """How one game ended (``last_player``, ``max_rounds``, or ``cut`` at ``max_commands``) and its length."""
+
+    end: str
+    commands: int
+    turns: int
+    rounds: int
 
 
 @dataclass
@@ -65,6 +79,7 @@ class Tally:
     games: int = 0
     commands: int = 0
     events: int = 0
+    played: list[Played] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
         self.ends = [a + b for a, b in zip(self.ends, other.ends, strict=True)]
@@ -72,10 +87,17 @@ class Tally:
         self.games += other.games
         self.commands += other.commands
         self.events += other.events
+        self.played += other.played
 
 
 def plan(
-    games: int, seats: tuple[int, int], bots: tuple[str, ...], jail: JailPolicy, rounds: int, base: bytes
+    games: int,
+    seats: tuple[int, int],
+    bots: tuple[str, ...],
+    jail: JailPolicy,
+    rounds: int | None,
+    base: bytes,
+    max_commands: int = 200_000,
 ) -> list[Spec]:
     """Game ``i``: its seats and bots by ``seeds.seating``, its seeds from ``base``."""
     out = []
@@ -90,6 +112,7 @@ def plan(
                 rounds=rounds,
                 seed=seeds.game_seed(base, i),
                 bots_seed=seeds.bots_seed(base, i),
+                max_commands=max_commands,
             )
         )
     return out
@@ -139,8 +162,9 @@ def next_actor(rules, s, bots: list, rnd: random.Random, out_of_turn: bool) -> t
     return None
 
 
-def play_game(spec: Spec, *, out_of_turn: bool = False, max_commands: int = 200_000) -> Tally:
-    """One game to its end (``spec.rounds`` rounds at most), counted turn by turn."""
+def play_game(spec: Spec, *, out_of_turn: bool = False) -> Tally:
+    """One game to its end (``spec.rounds`` rounds at most, ``spec.max_commands`` commands), counted turn by
+    turn; a game still going after the last command is tallied as ``cut``."""
     config = ev.MonopolyConfig(seats=spec.seats, max_rounds=spec.rounds)
     s = rules.initial(config, spec.seed)
     at = START_AT
@@ -154,9 +178,9 @@ def play_game(spec: Spec, *, out_of_turn: bool = False, max_commands: int = 200_
     track = Track(spec.seats)
     tally = Tally(games=1)
     ends = tally.ends
-    for _ in range(max_commands):
+    for _ in range(spec.max_commands):
         if s.over:
-            return tally
+            break
         at += STEP_MS
         move = next_actor(rules, s, bots, rnd, out_of_turn)
         if move is None:
@@ -173,7 +197,9 @@ def play_game(spec: Spec, *, out_of_turn: bool = False, max_commands: int = 200_
             if row is not None:
                 ends[row] += 1
                 tally.turns += 1
-    raise RuntimeError(f"game {spec.index} did not end within {max_commands} commands")
+    end = (s.end_reason or "?") if s.over else "cut"
+    tally.played.append(Played(end, tally.commands, tally.turns, s.round))
+    return tally
 
 
 def _play_chunk(specs: list[Spec]) -> Tally:

@@ -6,10 +6,12 @@ would be accepted (the random bot leaves the listed example, a $1 gift, alone).
 - ``random`` plays any legal command, but in a way that still ends: it answers every wait, rolls on its own
   turn more often than not, acts out of turn only rarely, passes most auctions and answers trades by a coin.
 - ``strategic`` plays like a careful player: it buys what it can afford keeping a cash reserve, bids in $10
-  raises up to what a property is worth to it, builds evenly on complete groups with spare cash, lifts mortgages when rich,
-  raises a debt by mortgaging idle property, then selling buildings, then mortgaging the rest before it gives
-  up, answers Income Tax with the cheaper choice (its worth computed first), rejects trades that do not pay,
-  and offers cash for the last site of a group it nearly owns.
+  raises up to what a property is worth to it (a scarce house from its deed price up to twice that), builds
+  evenly on complete groups with spare cash, lifts mortgages when rich, raises a debt by mortgaging idle
+  property, then selling buildings, then mortgaging the rest before it gives up, answers Income Tax with the
+  cheaper choice (its worth computed first), and trades by the valuation of ``monopoly_trading``: it accepts
+  what leaves it a tenth ahead, and offers swaps that complete a group for both sides, cash for the site that
+  completes its own, or cash for a site of a group split among several, each at what the owner would take.
 
 Both take a jail policy: ``leave`` (use a card or pay at once), ``stay`` (roll for doubles). The strategic bot
 by default leaves early in the game, while property is still for sale, and stays later, when rent is the risk.
@@ -38,6 +40,8 @@ from service.rules.monopoly.board import (
 from service.rules.monopoly.mortgages import lift_cost
 from service.rules.monopoly.state import State
 from service.rules.monopoly.worth import tax_worth
+
+from . import monopoly_trading as trading
 
 JailPolicy = Literal["leave", "stay", "auto"]
 Command = msgspec.Struct
@@ -228,24 +232,9 @@ def value_to(s: State, seat: int, square: int) -> int:
     return price
 
 
-def holdings_value(s: State, seat: int, h: ev.Holdings, receiving: bool) -> int:
-    """Cash at face value, property at ``value_to`` less the 10% due at once on a mortgaged one received,
-    a Get Out of Jail Free card at $30."""
-    total = h.cash + 30 * len(h.jail_cards)
-    for q in h.squares:
-        worth = value_to(s, seat, q) if receiving else SQUARES[q].price
-        if s.sites[q].mortgaged:
-            worth -= SQUARES[q].mortgage_value + (SQUARES[q].mortgage_value // 10 if receiving else 0)
-        total += worth
-    return total
-
-
 def breaks_a_group(s: State, seat: int, squares: tuple[int, ...]) -> bool:
+    """Whether giving ``squares`` away breaks up a street group ``seat`` owns whole."""
     return any(completes(s, seat, q) and s.sites[q].owner == seat for q in squares)
-
-
-def hands_over_a_group(s: State, taker: int, squares: tuple[int, ...]) -> bool:
-    return any(completes(s, taker, q) for q in squares)
 
 
 class StrategicBot:
@@ -253,7 +242,7 @@ class StrategicBot:
 
     name = "strategic"
     OFFER = 0.1
-    """Chance, each turn before rolling, of offering cash for the missing site of a nearly complete group."""
+    """Chance, each turn before rolling, of looking for a trade to offer (``_offer``)."""
     RAISE = 10
     """Dollars over the high bid a raise adds (the last raise may add less, to stop at the limit)."""
 
@@ -320,25 +309,40 @@ class StrategicBot:
         return wanted or options[ev.ChooseTax][0]
 
     def _auction(self, s: State, seat: int, options: dict) -> Command:
-        """Open at half the limit, then raise by ``RAISE`` up to the limit (the listed bid is the least allowed;
-        any amount from it up to the bidder's cash is the same command, ``legal_forms`` says)."""
+        """Open at ``_opening``, then raise by ``RAISE`` up to the limit (the listed bid is the least allowed; any
+        amount from it up to the bidder's cash is the same command, ``legal_forms`` says)."""
         if ev.Bid in options:
             least, limit = options[ev.Bid][0].amount, self._limit(s, seat)
             if least <= limit:
                 assert s.auction is not None
-                return ev.Bid(amount=min(limit, max(least, limit // 2, s.auction.high_bid + self.RAISE)))
+                return ev.Bid(amount=min(limit, max(least, self._opening(s, seat, limit), s.auction.high_bid + self.RAISE)))
         return options[ev.PassBid][0]
 
+    def _opening(self, s: State, seat: int, limit: int) -> int:
+        """A property opens at half the limit; a scarce house or hotel at its deed price, what it is worth at the
+        least (the bank sells it for that when it is not scarce), so it never goes for $1 to a careful player."""
+        assert s.auction is not None
+        wanted = self._wanted(s, seat)
+        return min(SQUARES[q].house_cost for q in wanted) if wanted else limit // 2
+
+    def _wanted(self, s: State, seat: int) -> list[int]:
+        """The sites this seat claimed for the scarce building under the hammer (none for a property)."""
+        assert s.auction is not None
+        if isinstance(s.auction.lot, int):
+            return []
+        return [q for c in s.lot_claims if c.seat == seat for q in c.sites]
+
     def _limit(self, s: State, seat: int) -> int:
-        """The most this seat bids for the lot under the hammer."""
+        """The most this seat bids for the lot under the hammer: a property's ``value_to``, a scarce building
+        up to twice its deed price (it adds the next level's rent and keeps it from a rival)."""
         assert s.auction is not None
         lot, cash = s.auction.lot, s.seats[seat].cash
         if isinstance(lot, int):
             return min(value_to(s, seat, lot), cash - self._reserve(s, seat) // 2)
-        wanted = [q for c in s.lot_claims if c.seat == seat for q in c.sites]
+        wanted = self._wanted(s, seat)
         if not wanted:
             return 0
-        return min(max(SQUARES[q].house_cost for q in wanted) * 3 // 2, cash - self._reserve(s, seat))
+        return min(max(SQUARES[q].house_cost for q in wanted) * 2, cash - self._reserve(s, seat))
 
     def _shortage(self, s: State, seat: int, options: dict) -> Command:
         claims = options[ev.ClaimBuildings]
@@ -371,14 +375,16 @@ class StrategicBot:
         return rejects[0] if rejects else next(iter(options.values()))[0]
 
     def _good(self, s: State, seat: int, other: int, got: ev.Holdings, gave: ev.Holdings) -> bool:
-        gain = holdings_value(s, seat, got, receiving=True)
-        cost = holdings_value(s, seat, gave, receiving=False)
-        mine = any(completes(s, seat, q) for q in got.squares)
-        if breaks_a_group(s, seat, gave.squares) or (hands_over_a_group(s, other, gave.squares) and not mine):
+        """Worth accepting by the valuation of ``monopoly_trading`` (a tenth ahead, a rival's monopoly priced in),
+        never breaking up a group of its own, and never paying cash into half its reserve."""
+        if breaks_a_group(s, seat, gave.squares):
             return False
-        if gave.cash > s.seats[seat].cash - self._reserve(s, seat) // 2:
+        if gave.cash > self._spare_for_trades(s, seat):
             return False
-        return gain * 10 >= cost * 11
+        return trading.worth_accepting(s, seat, other, got, gave)
+
+    def _spare_for_trades(self, s: State, seat: int) -> int:
+        return s.seats[seat].cash - self._reserve(s, seat) // 2
 
     # -- chores before rolling ----------------------------------------------------------------------
 
@@ -402,53 +408,15 @@ class StrategicBot:
         return max(builds, key=lambda c: (SQUARES[c.sites[0]].rent[min(5, s.sites[c.sites[0]].level + 1)], -c.sites[0]))
 
     def _offer(self, s: State, seat: int) -> ev.OfferTrade | None:
-        """A swap that completes a group on each side, else cash for the one site missing from a street group, at
-        half again its price, if affordable."""
+        """A trade that completes or gathers a street group, cash evened out so the other side should take it
+        (``monopoly_trading.best_offer``), made only if the decider would take it."""
         if any(t.seat == seat for t in s.trades):
             return None
-        return self._swap(s, seat) or self._purchase(s, seat)
-
-    def _swap(self, s: State, seat: int) -> ev.OfferTrade | None:
-        """The last site of one of this seat's groups for the last site of one of the owner's, with the least cash
-        on top that this bot would itself accept in the owner's place: without it, careful players who each hold
-        what the other needs never build (and a game without ``max_rounds`` never ends)."""
         spare = s.seats[seat].cash - self._reserve(s, seat)
-        for mine in STREET_GROUPS:
-            missing = [q for q in GROUPS[mine] if s.sites[q].owner != seat]
-            if len(missing) != 1 or s.sites[missing[0]].owner in (None, seat):
-                continue
-            want, other = missing[0], s.sites[missing[0]].owner
-            for theirs in STREET_GROUPS:
-                lacking = [q for q in GROUPS[theirs] if s.sites[q].owner != other]
-                if theirs == mine or len(lacking) != 1 or s.sites[lacking[0]].owner != seat:
-                    continue
-                give = lacking[0]
-                if not (tradeable(s, seat, give) and tradeable(s, other, want)):
-                    continue
-                for cash in range(0, max(0, spare) + 1, 50):
-                    offer = ev.OfferTrade(
-                        to=other, give=ev.Holdings(cash=cash, squares=(give,)), get=ev.Holdings(squares=(want,))
-                    )
-                    if self._good(s, other, seat, got=offer.give, gave=offer.get) and accepted_by_rules(s, offer, seat):
-                        return offer
-        return None
-
-    def _purchase(self, s: State, seat: int) -> ev.OfferTrade | None:
-        spare = s.seats[seat].cash - self._reserve(s, seat)
-        for group in STREET_GROUPS:
-            held = owners(s, group)
-            missing = [q for q in GROUPS[group] if s.sites[q].owner != seat]
-            if len(missing) != 1 or held.count(seat) == 0:
-                continue
-            q = missing[0]
-            other = s.sites[q].owner
-            price = SQUARES[q].price * 3 // 2
-            if other is None or not tradeable(s, other, q) or price > spare:
-                continue
-            offer = ev.OfferTrade(to=other, give=ev.Holdings(cash=price), get=ev.Holdings(squares=(q,)))
-            if accepted_by_rules(s, offer, seat):
-                return offer
-        return None
+        offer = trading.best_offer(s, seat, spare, lambda o: self._spare_for_trades(s, o))
+        if offer is None or not self._good(s, offer.to, seat, got=offer.give, gave=offer.get):
+            return None
+        return offer if accepted_by_rules(s, offer, seat) else None
 
 
 BOTS: dict[str, type] = {"random": RandomBot, "strategic": StrategicBot}

@@ -1,9 +1,13 @@
-"""``python -m service simulate monopoly --games N --jail leave|stay``: where do Monopoly turns end?
+"""``python -m service simulate monopoly --games N --jail leave|stay``: where do Monopoly turns end, and how
+do games end?
 
-Bots play ``--games`` games (``--seats``, default 4; at most ``--rounds`` rounds each, default 100) under one
-jail policy: ``leave`` pays or uses a card at once, ``stay`` rolls for doubles. Every turn's end is counted by
-square, In Jail apart from Just Visiting, and printed as a table (``--json`` for a program), with a bar chart
-if ``--plot`` names a PNG. The same ``--seed`` gives the same counts, with any number of ``--workers``.
+Bots play ``--games`` games (``--seats``, default 4; at most ``--rounds`` rounds each, default 100, or
+``--uncapped``: until one player is left) under one jail policy: ``leave`` pays or uses a card at once, ``stay``
+rolls for doubles. Every turn's end is counted by square, In Jail apart from Just Visiting, and printed as a
+table (``--json`` for a program), with a bar chart if ``--plot`` names a PNG. Then how the games ended — won by
+bankruptcies (``last_player``), on worth after the last round (``max_rounds``), or still going after
+``--max-commands`` (``cut``) — with the median length of each. The same ``--seed`` gives the same counts, with
+any number of ``--workers``.
 """
 
 from __future__ import annotations
@@ -11,7 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import time
+from collections import Counter
 from pathlib import Path
 
 from rich.console import Console
@@ -19,11 +25,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from service.bots.monopoly import BOTS
-from service.monopoly_sim import IN_JAIL, JAIL, ROWS, Tally, plan, row_name, run
+from service.monopoly_sim import IN_JAIL, JAIL, ROWS, Played, Tally, plan, row_name, run
 
 from . import seeds
 
 DEFAULT_ROUNDS = 100
+DEFAULT_MAX_COMMANDS = 200_000
+ENDINGS = {"last_player": "won by bankruptcies", "max_rounds": "won on worth", "cut": "cut, still going"}
 
 
 def rows(tally: Tally) -> list[dict]:
@@ -41,6 +49,25 @@ def rows(tally: Tally) -> list[dict]:
     ]
 
 
+def endings(tally: Tally) -> list[dict]:
+    """How the games ended, most common first, each with its share and the median length of those games."""
+    by_end: dict[str, list[Played]] = {}
+    for game in tally.played:
+        by_end.setdefault(game.end, []).append(game)
+    order = Counter({end: len(games) for end, games in by_end.items()})
+    return [
+        {
+            "end": end,
+            "games": count,
+            "percent": 100 * count / (tally.games or 1),
+            "median_commands": statistics.median(g.commands for g in by_end[end]),
+            "median_turns": statistics.median(g.turns for g in by_end[end]),
+            "median_rounds": statistics.median(g.rounds for g in by_end[end]),
+        }
+        for end, count in order.most_common()
+    ]
+
+
 def as_json(tally: Tally, options: dict) -> str:
     return json.dumps(
         {
@@ -50,6 +77,7 @@ def as_json(tally: Tally, options: dict) -> str:
             "commands": tally.commands,
             "events": tally.events,
             "rows": rows(tally),
+            "endings": endings(tally),
         },
         indent=1,
     )
@@ -66,9 +94,29 @@ def table(tally: Tally, title: str) -> Table:
     return t
 
 
+def endings_table(tally: Tally, title: str) -> Table:
+    t = Table(title=title, title_justify="left")
+    t.add_column("end", no_wrap=True)
+    for name in ("games", "share", "median commands", "median turns", "median rounds"):
+        t.add_column(name, justify="right")
+    for e in endings(tally):
+        t.add_row(
+            ENDINGS.get(e["end"], e["end"]), f"{e['games']:,}", f"{e['percent']:.1f}%",
+            f"{e['median_commands']:,.0f}", f"{e['median_turns']:,.0f}", f"{e['median_rounds']:,.0f}",
+        )  # fmt: skip
+    return t
+
+
 def markdown(tally: Tally) -> str:
     lines = ["| square | name | turns ended | share |", "|--:|---|--:|--:|"]
     lines += [f"| {r['square']} | {r['name']} | {r['count']:,} | {r['percent']:.2f}% |" for r in rows(tally)]
+    lines += ["", "| how the game ended | games | share | median commands | median turns | median rounds |"]
+    lines += ["|---|--:|--:|--:|--:|--:|"]
+    lines += [
+        f"| {ENDINGS.get(e['end'], e['end'])} (`{e['end']}`) | {e['games']:,} | {e['percent']:.1f}% | "
+        f"{e['median_commands']:,.0f} | {e['median_turns']:,.0f} | {e['median_rounds']:,.0f} |"
+        for e in endings(tally)
+    ]
     return "\n".join(lines)
 
 
@@ -104,13 +152,14 @@ def main(args: argparse.Namespace) -> int:
         unknown = [n for n in bots if n not in BOTS]
         if not bots or unknown:
             raise ValueError(f"unknown bot {', '.join(unknown) or '(none given)'}; known: {', '.join(BOTS)}")
-        if args.games < 1 or args.rounds < 1:
-            raise ValueError("--games and --rounds must be at least 1")
+        if args.games < 1 or args.rounds < 1 or args.max_commands < 1:
+            raise ValueError("--games, --rounds and --max-commands must be at least 1")
     except ValueError as e:
         console.print(f"error: {e}", markup=False)
         return 2
     seed_option = args.seed or f"0x{base.hex()}"
-    specs = plan(args.games, (low, high), bots, args.jail, args.rounds, base)
+    rounds = None if args.uncapped else args.rounds
+    specs = plan(args.games, (low, high), bots, args.jail, rounds, base, args.max_commands)
     workers = args.jobs or os.cpu_count() or 1
     total = Tally()
     started = time.perf_counter()
@@ -125,10 +174,13 @@ def main(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     seats = f"{low}" if low == high else f"{low}-{high}"
     title = f"Where turns end: {total.turns:,} turns, {total.games:,} games, {seats} seats, jail policy {args.jail}"
+    cap = "uncapped" if rounds is None else f"at most {rounds} rounds"
+    ends_title = f"How the games ended: {total.games:,} games, {seats} seats, {cap}, {args.max_commands:,} commands at most"
     options = {
         "games": args.games,
         "seats": seats,
-        "rounds": args.rounds,
+        "rounds": rounds,
+        "max_commands": args.max_commands,
         "jail": args.jail,
         "bots": list(bots),
         "seed": seed_option,
@@ -139,6 +191,7 @@ def main(args: argparse.Namespace) -> int:
         print(as_json(total, options))
         return 0
     console.print(table(total, title))
+    console.print(endings_table(total, ends_title))
     console.print(
         f"{total.turns:,} turns ({total.commands:,} commands, {total.events:,} events) in {elapsed:.1f} s "
         f"with {workers} worker(s): {total.turns / max(elapsed, 1e-9):,.0f} turns/s",
@@ -164,6 +217,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--rounds", type=int, default=DEFAULT_ROUNDS, help=f"monopoly: rounds a game at most (default {DEFAULT_ROUNDS})"
+    )
+    p.add_argument("--uncapped", action="store_true", help="monopoly: no --rounds limit: play until one player is left")
+    p.add_argument(
+        "--max-commands",
+        type=int,
+        default=DEFAULT_MAX_COMMANDS,
+        help=f"monopoly: stop a game still going after this many commands, counted as cut (default {DEFAULT_MAX_COMMANDS:,})",
     )
     p.add_argument("--json", action="store_true", help="monopoly: print the counts as JSON")
     p.add_argument("--plot", metavar="PATH.png", help="monopoly: save a bar chart of the counts")

@@ -417,9 +417,14 @@ class ClaimBuildings(Command, tag="claim_buildings"):
 
 
 class SellBuilding(Command, tag="sell_building"):
-    """Sell one building back (a hotel goes back to four houses, or fewer if the bank is short), evenly."""
+    """Sell one building back (a hotel goes back to four houses, or fewer if the bank is short), evenly.
+
+    ``levels`` (rules version 2): the owner's choice of how the group stands after a hotel sold short of houses,
+    its sites' levels in board order, one of the arrangements that sell no more than the bank's houses require;
+    empty: the server's default (RULES.md §3, ``docs/rules-monopoly.md``)."""
 
     square: Square
+    levels: Annotated[tuple[Level, ...], msgspec.Meta(max_length=3)] = ()
 
 
 class Mortgage(Command, tag="mortgage"):

@@ -40,6 +40,7 @@ def test_the_json_lists_41_rows_in_board_order_and_the_counts_sum_to_the_turns(c
         "games": 3,
         "seats": "4",
         "rounds": 15,
+        "max_commands": 200_000,
         "jail": "leave",
         "bots": ["strategic"],
         "seed": "7",
@@ -85,6 +86,25 @@ def test_bad_options_are_refused(capsys):
     assert "unknown bot clever" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main([*SMALL, "--jail", "sometimes"])
+
+
+def test_how_the_games_ended_is_reported_with_their_median_length(capsys):
+    got = run_json(capsys)
+    [ended] = got["endings"]
+    assert ended["end"] in ("last_player", "max_rounds") and ended["games"] == 3 and ended["percent"] == 100
+    assert 0 < ended["median_rounds"] <= 15 and ended["median_turns"] <= ended["median_commands"]
+    assert main(SMALL) == 0
+    assert "How the games ended: 3 games, 4 seats, at most 15 rounds" in capsys.readouterr().out
+
+
+def test_uncapped_games_play_on_until_one_player_is_left_or_are_cut_at_max_commands(capsys):
+    got = run_json(capsys, "--uncapped", "--max-commands", "150", "--games", "2")
+    assert got["options"]["rounds"] is None and got["options"]["max_commands"] == 150
+    [cut] = got["endings"]
+    assert (cut["end"], cut["games"], cut["percent"], cut["median_commands"]) == ("cut", 2, 100, 150)
+    assert main([*SMALL, "--uncapped", "--max-commands", "150", "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "uncapped, 150 commands at most" in out and "| cut, still going (`cut`) | 3 | 100.0% | 150 |" in out
 
 
 def test_a_turn_is_counted_where_it_ends():

@@ -140,8 +140,8 @@ def test_the_version_2_golden_asks_the_drawer_and_swaps_without_handing_the_thre
 
 def test_the_monopoly_golden_covers_auctions_building_mortgages_trades_jail_and_server_timeouts():
     """Its one secret is the deck order; every wait the server closed is re-decided from the file like any command."""
-    [path] = [p for p in FILES if _log(p)[0].kind == "monopoly"]
-    header, envelopes = _log(path)
+    header, envelopes = _log(DIR / "golden-mono-4-strategic-random.ndjson")
+    assert header.rules_version == 1
     wanted = {"auction_closed", "bid_placed", "built", "mortgaged", "trade_offered", "sent_to_jail", "card_drawn"}
     assert wanted <= {e.type for e in envelopes}
     assert "timeout" in _commands(envelopes)
@@ -189,3 +189,13 @@ def test_a_header_claiming_version_1_for_the_version_2_solitaire_is_refused():
     [path] = [p for p in FILES if VERSIONS.get(p) == 2 and _log(p)[0].kind == "solitaire"]
     header, envelopes = _log(path)
     assert not verify(msgspec.structs.replace(header, rules_version=1), envelopes).ok
+
+
+def test_a_monopoly_golden_of_rules_version_2_ends_in_bankruptcies_after_trades_and_building():
+    """Four strategic bots with no round limit, a tenth of the waits left to the server: decided as version 2."""
+    header, envelopes = _log(DIR / "golden-mono-4-v2-strategic.ndjson")
+    assert header.rules_version == 2 and msgspec.json.decode(header.config).get("max_rounds") is None
+    types = [e.type for e in envelopes]
+    assert {"trade_accepted", "built", "building_sold", "debt_owed", "jail_roll_failed"} <= set(types)
+    assert types.count("went_bankrupt") == 3 and msgspec.json.decode(envelopes[-2].public)["reason"] == "last_player"
+    assert "timeout" in _commands(envelopes)

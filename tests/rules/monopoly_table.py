@@ -7,6 +7,9 @@ placed. A ``Table`` plays commands through the real decider (``run``) and keeps 
     def test_rent_is_doubled_on_a_bare_complete_group():
         t = table(own={1: [1, 3]}, at={0: 39})
         t.dice(1, 1).play(Roll(), 0)
+
+``table(rules_version=1, ...)`` lays the table out in a game of an older rules version, to show it still decides
+the old way.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from service.events.common import Create, TakeSeat, Timeout
 from service.events.monopoly import MonopolyConfig
 from service.rules.errors import RuleViolation
 from service.rules.monopoly import board, run
-from service.rules.monopoly.state import SeatState, State, initial
+from service.rules.monopoly.state import RULES_VERSION, SeatState, State, initial
 from service.rules.rng import Stream
 
 SEED = bytes(range(32))
@@ -33,10 +36,14 @@ replace = msgspec.structs.replace
 
 
 @cache
-def started(seats: int = 2, max_rounds: int | None = None, response_seconds: int = 30) -> State:
+def started(
+    seats: int = 2, max_rounds: int | None = None, response_seconds: int = 30, rules_version: int = RULES_VERSION
+) -> State:
+    """A game with every seat taken, under ``rules_version`` (the current one unless a test plays an older)."""
     s = initial(
         MonopolyConfig(seats=seats, max_rounds=max_rounds, response_seconds=response_seconds),
         SEED,
+        rules_version,
     )
     s = run(s, Create(), None, AT)[1]
     for i in range(seats):

@@ -190,10 +190,37 @@ def test_by_default_it_stays_in_jail_once_most_property_is_owned():
     assert choice(t, 0) == ev.Roll()
 
 
-def test_it_offers_half_again_the_price_for_the_missing_site_of_a_group():
+def test_it_offers_the_least_the_owner_would_take_for_the_site_that_completes_its_group():
+    """Baltic ($60) completes seat 0's browns: the owner wants its price, half of seat 0's gain from the group
+    ($300 - $60) as the price of a rival's monopoly, and a tenth of its stake: $186, offered as $190."""
     t = table(own={0: (1,), 1: (3,)})
     offer = choice(t, 0, rnd=Always(0.0))
-    assert offer == ev.OfferTrade(to=1, give=ev.Holdings(cash=90), get=ev.Holdings(squares=(3,)))
+    assert offer == ev.OfferTrade(to=1, give=ev.Holdings(cash=190), get=ev.Holdings(squares=(3,)))
+    assert isinstance(choice(t.play(offer, 0), 1), ev.AcceptTrade)
+
+
+ORANGE, RED = (16, 18, 19), (21, 23, 24)
+
+
+def test_it_offers_a_swap_that_completes_a_group_for_both_sides_and_both_take_it():
+    t = table(own={0: (16, 18, 21), 1: (19, 23, 24)})
+    offer = choice(t, 0, rnd=Always(0.0))
+    assert offer == ev.OfferTrade(to=1, give=ev.Holdings(squares=(21,)), get=ev.Holdings(cash=200, squares=(19,)))
+    t.play(offer, 0)
+    t.play(choice(t, 1), 1)
+    assert [t.owner(q) for q in ORANGE] == [0, 0, 0] and [t.owner(q) for q in RED] == [1, 1, 1]
+    assert (t.cash(0), t.cash(1)) == (1700, 1300)  # seat 1 completes the dearer group: it pays the difference
+
+
+def test_when_every_group_is_split_it_buys_a_site_from_a_holder_of_no_more_of_it():
+    """Orange split three ways: one site bought for cash gathers the group, to be completed by the next trade."""
+    t = table(3, own={0: (16,), 1: (18,), 2: (19,)})
+    offer = choice(t, 0, rnd=Always(0.0))
+    assert isinstance(offer, ev.OfferTrade) and offer.give.squares == () and len(offer.get.squares) == 1
+    assert 180 < offer.give.cash <= 240
+    t.play(offer, 0)
+    t.play(choice(t, offer.to), offer.to)
+    assert t.of(ev.TradeAccepted) and sum(t.owner(q) == 0 for q in ORANGE) == 2
 
 
 def test_out_of_turn_it_waits():
@@ -217,14 +244,32 @@ def test_it_rejects_an_offer_worth_less():
     assert isinstance(choice(t, 1), ev.RejectTrade)
 
 
-def test_it_never_hands_over_the_site_that_completes_the_other_sides_group():
-    t = offered(table(own={0: (37,), 1: (39,)}), ev.Holdings(cash=1200), ev.Holdings(squares=(39,)))
-    assert isinstance(choice(t, 1), ev.RejectTrade)
+def test_it_hands_over_the_site_that_completes_the_other_sides_group_only_for_its_fair_value():
+    """Boardwalk completes seat 0's dark blues, a gain to it of $1,525 by the valuation: seat 1 wants Boardwalk's
+    $400, half that gain and a tenth of its stake, $1,202.50."""
+    layout = {"own": {0: (37,), 1: (39,)}}
+    assert isinstance(choice(offered(table(**layout), ev.Holdings(cash=1200), ev.Holdings(squares=(39,))), 1), ev.RejectTrade)
+    assert isinstance(choice(offered(table(**layout), ev.Holdings(cash=1210), ev.Holdings(squares=(39,))), 1), ev.AcceptTrade)
 
 
 def test_it_never_breaks_up_its_own_group():
     t = offered(table(own={1: BROWN}), ev.Holdings(cash=1000), ev.Holdings(squares=(1,)))
     assert isinstance(choice(t, 1), ev.RejectTrade)
+
+
+# --- scarce buildings ----------------------------------------------------------------------------------------
+
+
+def test_it_bids_for_a_scarce_house_from_its_deed_price_up_to_twice_that():
+    """Two houses in the bank, three asked for by seat 0, two claimed by seat 1: auctioned one at a time."""
+    t = table(3, own={0: LIGHT_BLUE, 1: ORANGE}, houses=2)
+    t.play(ev.Build(sites=LIGHT_BLUE), 0).play(ev.ClaimBuildings(sites=(16, 18)), 1)
+    assert t.state.auction.lot == "house"
+    assert choice(t, 0) == ev.Bid(amount=50)
+    t.play(ev.Bid(amount=95), 1)
+    assert choice(t, 0) == ev.Bid(amount=100)
+    t.play(ev.Bid(amount=100), 0).play(ev.Bid(amount=110), 1)
+    assert choice(t, 0) == ev.PassBid()
 
 
 # --- the random bot ---------------------------------------------------------------------------------------

@@ -4,7 +4,10 @@ scarce buildings when two or more owners want more than the bank holds."""
 
 from __future__ import annotations
 
+import pytest
+
 from service.events import monopoly as ev
+from service.rules.monopoly import board
 
 from .monopoly_table import table
 
@@ -73,18 +76,82 @@ def test_selling_a_hotel_puts_four_houses_back_on_the_site():
     assert t.level(8) == 4 and t.cash(0) == 1525 and (t.state.houses, t.state.hotels) == (28, 10)
 
 
-def test_selling_a_hotel_when_the_bank_is_short_of_houses_takes_the_group_down_evenly():
-    t = table(own={0: LIGHT_BLUE}, levels={6: 5, 8: 5, 9: 5}, houses=2)
+def test_selling_a_hotel_short_of_houses_breaks_down_only_as_far_as_needed():
+    """RULES.md's example: hotel,4,4 with 2 houses in the bank becomes 3,4,3 (the server's default), never 3,3,3."""
+    t = table(own={0: LIGHT_BLUE}, levels={6: 5, 8: 4, 9: 4}, houses=2)
+    t.play(ev.SellBuilding(square=6), 0)
+    assert [t.level(q) for q in LIGHT_BLUE] == [3, 4, 3]
+    assert t.tags() == ["buildings_sold_off"] and t.cash(0) == 1500 + 3 * 25  # the hotel, a house on 6, one on 9
+    assert (t.state.houses, t.state.hotels) == (0, 12)
+
+
+BROWN = (1, 3)
+
+
+@pytest.mark.parametrize(
+    "group, before, bank, after",
+    [
+        (LIGHT_BLUE, (5, 4, 4), 3, (3, 4, 4)),
+        (LIGHT_BLUE, (5, 4, 4), 2, (3, 4, 3)),
+        (LIGHT_BLUE, (5, 4, 4), 1, (3, 3, 3)),
+        (LIGHT_BLUE, (5, 4, 4), 0, (2, 3, 3)),
+        (LIGHT_BLUE, (5, 5, 5), 3, (1, 1, 1)),
+        (LIGHT_BLUE, (5, 5, 5), 2, (0, 1, 1)),
+        (LIGHT_BLUE, (5, 5, 4), 3, (2, 3, 2)),
+        (LIGHT_BLUE, (5, 5, 4), 2, (2, 2, 2)),
+        (BROWN, (5, 5), 3, (1, 2)),
+        (BROWN, (5, 5), 2, (1, 1)),
+        (BROWN, (5, 5), 0, (0, 0)),
+        (BROWN, (5, 4), 3, (3, 4)),
+        (BROWN, (5, 4), 2, (3, 3)),
+    ],
+)
+def test_a_hotel_sold_short_of_houses_sells_the_fewest_buildings_evenness_and_the_bank_allow(group, before, bank, after):
+    """Selling the hotel on the group's first site: as many buildings kept as an even group within the bank's
+    houses allows; among equal arrangements the default brings the site sold from down first, then the last."""
+    t = table(own={0: group}, levels=dict(zip(group, before)), houses=bank)
+    t.play(ev.SellBuilding(square=group[0]), 0)
+    assert tuple(t.level(q) for q in group) == after
+    sold = sum(before) - sum(after)
+    assert t.cash(0) == 1500 + sold * board.SQUARES[group[0]].house_cost // 2
+    assert t.state.houses == bank - (sum(v for v in after if v < 5) - sum(v for v in before if v < 5))
+
+
+def test_the_owner_chooses_among_equal_break_downs():
+    for levels in ((3, 3, 4), (4, 3, 3), (3, 4, 3)):
+        t = table(own={0: LIGHT_BLUE}, levels={6: 5, 8: 4, 9: 4}, houses=2)
+        t.play(ev.SellBuilding(square=6, levels=levels), 0)
+        assert tuple(t.level(q) for q in LIGHT_BLUE) == levels and t.cash(0) == 1575
+    t = table(own={0: LIGHT_BLUE}, levels={6: 5, 8: 4, 9: 4}, houses=2)
+    refused = t.refused(ev.SellBuilding(square=6, levels=(3, 3, 3)), 0, "not_a_break_down")
+    assert refused.detail["allowed"] == [[3, 4, 3], [3, 3, 4], [4, 3, 3]]
+    t.refused(ev.SellBuilding(square=6, levels=(3, 4)), 0, "not_a_break_down")
+
+
+def test_levels_on_a_plain_sale_must_be_the_one_it_leaves():
+    t = table(own={0: LIGHT_BLUE}, levels={6: 2, 8: 2, 9: 2})
+    t.refused(ev.SellBuilding(square=6, levels=(0, 2, 2)), 0, "not_a_break_down")
+    t.play(ev.SellBuilding(square=6, levels=(1, 2, 2)), 0)
+    assert [t.level(q) for q in LIGHT_BLUE] == [1, 2, 2]
+
+
+def test_version_1_still_brings_a_group_short_of_houses_down_to_one_level():
+    t = table(own={0: LIGHT_BLUE}, levels={6: 5, 8: 4, 9: 4}, houses=2, rules_version=1)
+    t.play(ev.SellBuilding(square=6), 0)
+    assert [t.level(q) for q in LIGHT_BLUE] == [3, 3, 3] and t.state.houses == 1
+    t = table(own={0: LIGHT_BLUE}, levels={6: 5, 8: 5, 9: 5}, houses=2, rules_version=1)
+    t.refused(ev.SellBuilding(square=8, levels=(1, 0, 1)), 0, "not_in_rules_version")  # no choice to make there
     t.play(ev.SellBuilding(square=8), 0)
     assert [t.level(q) for q in LIGHT_BLUE] == [0, 0, 0]  # 3 sites at 1 house would need 3
     assert t.cash(0) == 1500 + 3 * 5 * 25 and (t.state.houses, t.state.hotels) == (2, 12)
 
 
 def test_selling_a_hotel_short_of_houses_keeps_as_many_as_the_bank_supplies():
-    t = table(own={0: LIGHT_BLUE}, levels={6: 5, 8: 5, 9: 5}, houses=3)
-    t.play(ev.SellBuilding(square=8), 0)
-    assert [t.level(q) for q in LIGHT_BLUE] == [1, 1, 1] and t.state.houses == 0 and t.state.hotels == 12
-    assert t.cash(0) == 1500 + 3 * 4 * 25
+    for version in (1, 2):
+        t = table(own={0: LIGHT_BLUE}, levels={6: 5, 8: 5, 9: 5}, houses=3, rules_version=version)
+        t.play(ev.SellBuilding(square=8), 0)
+        assert [t.level(q) for q in LIGHT_BLUE] == [1, 1, 1] and t.state.houses == 0 and t.state.hotels == 12
+        assert t.cash(0) == 1500 + 3 * 4 * 25
 
 
 def test_the_bank_has_32_houses_and_12_hotels():

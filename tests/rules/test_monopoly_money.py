@@ -6,8 +6,10 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from service.events import monopoly as ev
+from service.rules.monopoly import legal_commands
+from service.rules.monopoly.money import could_raise
 
-from .monopoly_table import table
+from .monopoly_table import deck_with_top, started, table
 
 LIGHT_BLUE = (6, 8, 9)
 
@@ -158,7 +160,7 @@ def test_bankruptcy_to_a_player_hands_over_everything():
 
 
 def test_bankruptcy_to_the_bank_auctions_the_properties_and_returns_the_jail_cards():
-    t = table(3, own={0: (1, 3)}, at={0: 35}, cash={0: 30}, jail_cards={0: ("CC05",)}).dice(1, 2)
+    t = table(3, own={0: (1, 3)}, at={0: 35}, cash={0: 10}, jail_cards={0: ("CC05",)}).dice(1, 2)
     t.play(ev.Roll(), 0)  # Luxury Tax: $75
     assert t.state.debts[0].creditor is None
     t.play(ev.DeclareBankruptcy(), 0)
@@ -178,6 +180,80 @@ def test_a_debt_not_raised_by_its_deadline_is_bankruptcy():
 
 def test_declaring_bankruptcy_without_a_debt_is_refused():
     table().refused(ev.DeclareBankruptcy(), 0, "no_debt")
+
+
+def luxury_tax_owed(cash: int, rules_version: int = 2, **layout):
+    """Seat 0 lands on Luxury Tax ($75) with ``cash``."""
+    return table(at={0: 35}, cash={0: cash}, rules_version=rules_version, **layout).dice(1, 2).play(ev.Roll(), 0)
+
+
+def test_bankruptcy_is_refused_while_the_debt_could_be_raised():
+    """Owing $75 with Boardwalk unmortgaged: mortgaging it raises $200, so there is no bankruptcy to declare."""
+    t = luxury_tax_owed(30, own={0: (39,)})
+    assert t.state.debts[0].amount == 75
+    refused = t.refused(ev.DeclareBankruptcy(), 0, "not_insolvent")
+    assert refused.detail == {"could_raise": 230, "owed": 75}
+    assert ev.DeclareBankruptcy() not in legal_commands(t.state, 0)
+    t.play(ev.Mortgage(square=39), 0)
+    assert not t.state.debts and t.cash(0) == 30 + 200 - 75
+
+
+def test_what_could_be_raised_counts_every_building_at_half_its_cost_and_every_unmortgaged_property():
+    """$5 + 3 houses on light blue at $25 + their mortgages ($50, $50, $60) + Boardwalk's already mortgaged: $240."""
+    layout = {"own": {0: (*LIGHT_BLUE, 39)}, "levels": {6: 1, 8: 1, 9: 1}, "mortgaged": [39]}
+    assert could_raise(luxury_tax_owed(5, **layout).state, 0) == 5 + 75 + 160
+    t = owing(cash={0: 5}, **layout)  # $1,500 of rent
+    t.play(ev.DeclareBankruptcy(), 0)
+    assert t.seat(0).bankrupt
+
+
+def test_an_insolvent_debtor_may_declare_bankruptcy_and_it_is_listed():
+    t = luxury_tax_owed(30, own={0: (1,)})  # $30 + Mediterranean's $30 mortgage: short of $75
+    assert ev.DeclareBankruptcy() in legal_commands(t.state, 0)
+    t.play(ev.DeclareBankruptcy(), 0)
+    assert t.seat(0).bankrupt
+
+
+def test_a_debt_not_raised_by_its_deadline_is_bankruptcy_even_when_it_could_have_been():
+    """The rule limits what a player may declare; the deadline still ends a debt nobody raised the cash for."""
+    t = luxury_tax_owed(30, own={0: (39,)}, seats=3)
+    t.timeout()
+    assert t.seat(0).bankrupt and t.state.auction.lot == 39
+
+
+def test_version_1_still_lets_a_debtor_declare_bankruptcy_while_it_could_raise_the_debt():
+    t = luxury_tax_owed(30, rules_version=1, own={0: (39,)})
+    assert ev.DeclareBankruptcy() in legal_commands(t.state, 0)
+    t.play(ev.DeclareBankruptcy(), 0)
+    assert t.seat(0).bankrupt
+
+
+# --- jail state after bankruptcy -------------------------------------------------------------------------
+
+
+def jailed_debtor(rules_version: int = 2):
+    """Seat 1 sits in jail after two failed tries with $20 when seat 0 draws Opera night: it owes seat 0 $50."""
+    chest = deck_with_top(started().chest, "CC07")
+    t = table(jailed=[1], at={1: 10}, jail_tries={1: 2}, cash={1: 20}, chest=chest, rules_version=rules_version)
+    t.dice(1, 1).play(ev.Roll(), 0)
+    assert t.state.debts[0].seat == 1 and t.state.debts[0].amount == 50
+    return t
+
+
+def test_a_bankrupt_player_keeps_no_jail_state():
+    t = jailed_debtor().play(ev.DeclareBankruptcy(), 1)
+    gone = t.seat(1)
+    assert gone.bankrupt and not gone.in_jail and gone.jail_tries == 0 and gone.jail_cards == ()
+
+
+def test_a_bankrupt_player_keeps_no_jail_state_when_the_deadline_bankrupts_it():
+    t = jailed_debtor().timeout()
+    assert t.seat(1).bankrupt and (t.seat(1).in_jail, t.seat(1).jail_tries) == (False, 0)
+
+
+def test_version_1_still_folds_a_bankrupts_failed_tries_as_it_did():
+    t = jailed_debtor(rules_version=1).play(ev.DeclareBankruptcy(), 1)
+    assert t.seat(1).bankrupt and not t.seat(1).in_jail and t.seat(1).jail_tries == 2
 
 
 # --- the end ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ claimants, else everyone gets what they asked. With none left, builders wait (``
 
 from __future__ import annotations
 
+from itertools import product
 from typing import Literal, NamedTuple
 
 from service.events import monopoly as ev
@@ -256,17 +257,22 @@ def check_sell(s: State, seat: int, q: int) -> None:
         )
 
 
-def sell(b: Batch, seat: int, q: int) -> None:
-    """Half the cost back. A hotel goes back to four houses; when the bank has fewer than four, the whole group
-    comes down evenly to the highest level the bank's houses can supply."""
+def sell(b: Batch, seat: int, q: int, levels: tuple[int, ...] = ()) -> None:
+    """Half the cost back. A hotel goes back to four houses; when the bank has fewer than four, the group comes
+    down as far as the bank's houses require: under version 1 to one level for the whole group, from version 2
+    only as far as evenness needs too (``break_downs``; ``levels``: the owner's choice among them)."""
     s = b.state
     check_sell(s, seat, q)
+    if levels and s.rules_version < 2:
+        raise RuleViolation("not_in_rules_version", "Choosing the levels a sale leaves came with rules version 2")
     level = s.sites[q].level
     if level == HOTEL and s.houses < HOTEL - 1:
-        sell_off(b, seat, _break_down(s, q))
-    else:
-        refund = SQUARES[q].house_cost // 2
-        b.emit(ev.BuildingSold(seat=seat, square=q, level=level - 1, refund=refund))
+        after = _break_down(s, q) if s.rules_version < 2 else dict(zip(group_of(q), _chosen(s, q, levels), strict=True))
+        sell_off(b, seat, after)
+        return
+    if levels and levels != tuple(level - 1 if g == q else s.sites[g].level for g in group_of(q)):
+        raise RuleViolation("not_a_break_down", "This sale leaves only the site sold from one lower", square=q)
+    b.emit(ev.BuildingSold(seat=seat, square=q, level=level - 1, refund=SQUARES[q].house_cost // 2))
 
 
 def sell_off(b: Batch, seat: int, targets: dict[int, int]) -> None:
@@ -290,3 +296,42 @@ def _break_down(s: State, q: int) -> dict[int, int]:
         if wanted <= s.houses:
             return after
     return {g: 0 for g in group}
+
+
+def break_downs(s: State, q: int) -> list[tuple[int, ...]]:
+    """The arrangements (the group's levels in board order) a hotel sold on ``q`` short of houses may leave,
+    the server's default first: even, no site higher than it stands, ``q`` without its hotel, the houses put
+    back within the bank's, and as few buildings sold as that allows (RULES.md: hotel,4,4 with 2 houses in the
+    bank becomes 3,4,3 or an equal arrangement, never 3,3,3). The default brings ``q`` down furthest, then the
+    group's last site, then the one before it (so hotel,4,4 becomes 3,4,3)."""
+    group = group_of(q)
+    before = tuple(s.sites[g].level for g in group)
+    at = group.index(q)
+    fits = [
+        after
+        for after in product(*(range(v + 1) for v in before))
+        if after[at] < HOTEL and max(after) - min(after) <= 1 and _houses_put_back(before, after) <= s.houses
+    ]
+    most = max(sum(after) for after in fits)
+    fewest_sold = [after for after in fits if sum(after) == most]
+    return sorted(fewest_sold, key=lambda after: (after[at], *(after[i] for i in reversed(range(len(group))))))
+
+
+def _houses_put_back(before: tuple[int, ...], after: tuple[int, ...]) -> int:
+    """Houses the bank must supply to go from ``before`` to ``after`` (a hotel returned needs none)."""
+    return sum(v for v in after if v < HOTEL) - sum(v for v in before if v < HOTEL)
+
+
+def _chosen(s: State, q: int, levels: tuple[int, ...]) -> tuple[int, ...]:
+    """The owner's ``levels`` if it is one of ``break_downs``; none given, the default."""
+    allowed = break_downs(s, q)
+    if not levels:
+        return allowed[0]
+    if levels not in allowed:
+        raise RuleViolation(
+            "not_a_break_down",
+            "Sell only as far as evenness and the bank's houses require: choose one of the allowed levels",
+            square=q,
+            allowed=[list(a) for a in allowed],
+        )
+    return levels

@@ -24,7 +24,7 @@ from . import auctions, building, mortgages, trades, turn
 from .batch import Batch
 from .board import STARTING_CASH
 from .cards import CHANCE, CHEST
-from .money import go_bankrupt, pay_debts
+from .money import check_bankruptcy, go_bankrupt, pay_debts
 from .state import State
 from .view import status_of
 
@@ -202,12 +202,8 @@ def _on(check: Callable[..., None]) -> Callable[[Batch, Any, int | None], None]:
 
 
 def _declare_bankruptcy(b: Batch, seat: int, c: ev.DeclareBankruptcy) -> None:
-    debt = next((d for d in b.state.debts if d.seat == seat), None)
-    if debt is None:
-        raise RuleViolation(
-            "no_debt",
-            "You owe nothing you cannot pay: there is no bankruptcy to declare",
-        )
+    check_bankruptcy(b.state, seat)
+    debt = next(d for d in b.state.debts if d.seat == seat)
     go_bankrupt(b, seat, debt.creditor)
 
 
@@ -226,7 +222,7 @@ _HANDLERS: dict[type, Callable[[Batch, Any, int | None], None]] = {
     ev.PassBid: _on(lambda b, seat, c: auctions.pass_bid(b, seat)),
     ev.Build: _on(lambda b, seat, c: building.build(b, seat, c.sites)),
     ev.ClaimBuildings: _on(lambda b, seat, c: building.claim(b, seat, c.sites)),
-    ev.SellBuilding: _on(lambda b, seat, c: building.sell(b, seat, c.square)),
+    ev.SellBuilding: _on(lambda b, seat, c: building.sell(b, seat, c.square, c.levels)),
     ev.Mortgage: _on(lambda b, seat, c: mortgages.mortgage(b, seat, c.square)),
     ev.LiftMortgage: _on(lambda b, seat, c: mortgages.lift(b, seat, c.square)),
     ev.OfferTrade: _on(lambda b, seat, c: trades.offer(b, seat, c.to, c.give, c.get)),

@@ -344,7 +344,8 @@ def _(e: ev.DebtOwed, s: State, seq: int) -> State:
 @_apply.register
 def _(e: ev.WentBankrupt, s: State, seq: int) -> State:
     """Out of the game: its debts and those owed to it lapse, its trades close, it bids and claims no more.
-    Its jail cards go to a creditor seat (to the bank they were returned by events before this one)."""
+    Its jail cards go to a creditor seat (to the bank they were returned by events before this one). It keeps
+    no jail state: version 1 left its failed tries at doubles, and folds its games so still."""
     gone = e.seat
     if e.creditor is not None:
         s = _seat(
@@ -352,7 +353,8 @@ def _(e: ev.WentBankrupt, s: State, seq: int) -> State:
             e.creditor,
             jail_cards=s.seats[e.creditor].jail_cards + s.seats[gone].jail_cards,
         )
-    s = _seat(s, gone, bankrupt=True, in_jail=False, jail_cards=())
+    tries = s.seats[gone].jail_tries if s.rules_version < 2 else 0
+    s = _seat(s, gone, bankrupt=True, in_jail=False, jail_tries=tries, jail_cards=())
     debts = tuple(d for d in s.debts if gone not in (d.seat, d.creditor))
     trades = tuple(t for t in s.trades if gone not in (t.seat, t.to))
     a = s.auction

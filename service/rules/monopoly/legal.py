@@ -18,6 +18,7 @@ from ..errors import RuleViolation
 from . import building, mortgages, trades, turn
 from .auctions import min_bid
 from .board import JAIL_FINE, PROPERTIES, SQUARES, group_of
+from .money import check_bankruptcy
 from .state import State
 
 __all__ = ["LegalForms", "legal_commands", "legal_forms", "min_bid"]
@@ -152,7 +153,7 @@ def _answers(s: State, seat: int) -> list[msgspec.Struct]:
             out.append(ev.RejectTrade(trade=t.id))
         elif t.seat == seat:
             out.append(ev.WithdrawTrade(trade=t.id))
-    if any(d.seat == seat for d in s.debts):
+    if any(d.seat == seat for d in s.debts) and _ok(lambda: check_bankruptcy(s, seat)):
         out.append(ev.DeclareBankruptcy())
     return out
 

@@ -1,15 +1,17 @@
 """Payments, debts and bankruptcy.
 
 A payment the payer can meet is made at once; one it cannot becomes a debt with a deadline, and the debts are
-paid in the order they arose, each as soon as its debtor has raised the cash. A debtor who cannot (or gives up,
-or lets the deadline pass) is bankrupt: to a player, who receives everything; to the bank, which auctions the
-properties.
+paid in the order they arose, each as soon as its debtor has raised the cash. A debtor who cannot, or lets the
+deadline pass, is bankrupt: to a player, who receives everything; to the bank, which auctions the properties.
+From rules version 2 a debtor may declare it only when selling every building and mortgaging every property
+would still not cover what it owes, so no one hands an estate to a chosen creditor.
 """
 
 from __future__ import annotations
 
 from service.events import monopoly as ev
 
+from ..errors import RuleViolation
 from .batch import Batch
 from .board import GROUPS, HOTEL, SQUARES, STREET_GROUPS
 from .building import sell_off
@@ -57,6 +59,34 @@ def pay_debts(b: Batch) -> None:
         if b.state.seats[d.seat].cash < d.amount:
             return
         b.emit(ev.Paid(payer=d.seat, payee=d.creditor, amount=d.amount, reason="debt"))
+
+
+def owed(s: State, seat: int) -> int:
+    """What ``seat`` owes in all (its debts wait in the order they arose)."""
+    return sum(d.amount for d in s.debts if d.seat == seat)
+
+
+def could_raise(s: State, seat: int) -> int:
+    """Cash plus what selling every building (at half its cost) and mortgaging every unmortgaged property brings."""
+    total = s.seats[seat].cash
+    for q in s.owned_by(seat):
+        site = s.sites[q]
+        total += SQUARES[q].house_cost * site.level // 2 + (0 if site.mortgaged else SQUARES[q].mortgage_value)
+    return total
+
+
+def check_bankruptcy(s: State, seat: int) -> None:
+    """A debtor may declare bankruptcy; from version 2 only one who could not raise what it owes."""
+    if not any(d.seat == seat for d in s.debts):
+        raise RuleViolation("no_debt", "You owe nothing you cannot pay: there is no bankruptcy to declare")
+    if s.rules_version >= 2 and (raised := could_raise(s, seat)) >= (debt := owed(s, seat)):
+        raise RuleViolation(
+            "not_insolvent",
+            f"Selling every building and mortgaging every property would raise ${raised}, enough for the ${debt} "
+            "you owe: raise it instead",
+            could_raise=raised,
+            owed=debt,
+        )
 
 
 def go_bankrupt(b: Batch, seat: int, creditor: int | None) -> None:

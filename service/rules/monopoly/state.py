@@ -214,10 +214,12 @@ class State(msgspec.Struct, frozen=True):
         return tuple(i for i, site in enumerate(self.sites) if site.owner == seat)
 
 
-RULES_VERSION = 1
+RULES_VERSION = 2
 """The version new games are played under; a change of behaviour that would replay a recorded game differently
-bumps it, and the older versions stay playable (``RULES_VERSIONS``), branching where they differ."""
-RULES_VERSIONS = (1,)
+bumps it, and the older versions stay playable (``RULES_VERSIONS``), branching where they differ. Version 2: a
+hotel sold short of houses breaks the group down only as far as needed (``building.break_downs``), bankruptcy
+is declared only when insolvent (``money.check_bankruptcy``), and a bankrupt keeps no jail tries (``evolve``)."""
+RULES_VERSIONS = (1, 2)
 
 
 def initial(config: MonopolyConfig, seed: bytes, rules_version: int = RULES_VERSION) -> State:

@@ -93,6 +93,13 @@ def test_a_trade_of_something_you_do_not_own_is_refused():
     t.refused(ev.OfferTrade(to=1), 0, "empty_trade")
 
 
+def test_cash_in_a_trade_is_never_negative_whoever_sends_it():
+    """The API's decoding refuses negative cash; the rules refuse it too, for a command made in the process (a bot)."""
+    t = table(own={1: (3,)})
+    t.refused(ev.OfferTrade(to=1, give=ev.Holdings(cash=-100), get=ev.Holdings(squares=(3,))), 0, "bad_trade")
+    t.refused(ev.OfferTrade(to=1, get=ev.Holdings(cash=-1, squares=(3,))), 0, "bad_trade")
+
+
 def test_a_site_with_buildings_on_its_group_cannot_be_traded():
     t = table(own={0: LIGHT_BLUE}, levels={6: 1})
     t.refused(ev.OfferTrade(to=1, give=ev.Holdings(squares=(9,))), 0, "sell_buildings_first")

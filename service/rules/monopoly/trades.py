@@ -18,6 +18,8 @@ def check_side(s: State, seat: int, h: ev.Holdings) -> None:
     """``seat`` holds all of ``h``."""
     if len(set(h.squares)) != len(h.squares) or len(set(h.jail_cards)) != len(h.jail_cards):
         raise RuleViolation("bad_trade", "A property or card is listed twice")
+    if h.cash < 0:  # the API's decoding refuses it; the rules must too, for any caller (a bot, a replay)
+        raise RuleViolation("bad_trade", "Cash in a trade is a sum of dollars, never less than 0", cash=h.cash)
     for q in h.squares:
         sq = SQUARES[q]
         if s.sites[q].owner != seat:

@@ -56,6 +56,8 @@ def check_offer(s: State, seat: int, to: int, give: ev.Holdings, get: ev.Holding
             "You have an offer open already: wait for its answer or withdraw it",
         )
     check_side(s, seat, give)
+    if get.cash < 0:
+        raise RuleViolation("bad_trade", "Cash in a trade is a sum of dollars, never less than 0", cash=get.cash)
     check_side(s, to, ev.Holdings(squares=get.squares, jail_cards=get.jail_cards))  # their cash: on acceptance
 
 

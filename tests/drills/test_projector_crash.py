@@ -134,8 +134,9 @@ async def test_a_projector_killed_mid_batch_is_taken_over_and_ends_as_a_rebuild(
                 if dead:
                     break
             assert dead, "could not catch a projector mid-batch"
-            killed_playing = sum(s == "playing" for _, s in (await versions(api, games)).values())
-            assert killed_playing >= 5, "the projector was killed after the load was over"
+            # the play goes on after the kill, however fast the first games went on a busy machine: five games more,
+            # begun now, so the heir takes over the dead one's entries and new ones alike
+            games += await bot_games(api, 5, seats=3)
 
             heir = Projector(tmp_path, server.url, 9)  # a new process: a new consumer, which must reclaim
             projectors.append(heir)

@@ -1,4 +1,5 @@
-"""``python -m replays verify FILE|DIR …``: check exported logs offline; exit 0 only if every one verifies.
+"""``python -m replays verify FILE|DIR … [--receipts FILE …] [--key PUBKEY]``: check exported logs offline; exit 0 only if
+every one verifies (and agrees with every receipt players kept, each signed by a key given).
 A file whose first line is a tournament manifest is a bundle: every table, its manifest entry and the standings.
 
 ``python -m replays audit BUNDLE [--csv FILE]``: a tournament bundle told for a person; exit 0 only if it verifies.
@@ -24,7 +25,10 @@ from rich.progress import Progress
 from service.events.export import ExportError, load
 from service.rules.free_parking.bundle import is_bundle, load_bundle, standings_csv
 
+from service.events.receipt import Receipt
+
 from .bundle import BundleVerdict, audit, verify_bundle
+from .receipts import Keys, ReceiptsUnreadable, load_keys, load_receipts
 from .verify import verify
 
 
@@ -44,6 +48,11 @@ def _verify(args: argparse.Namespace) -> int:
     files = _files(args.logs)
     if not files:
         console.print("no logs found", markup=False)
+        return 2
+    try:
+        args.evidence = _evidence(args)
+    except (OSError, ReceiptsUnreadable) as e:
+        console.print(f"UNREADABLE receipts or keys: {e}", markup=False)
         return 2
     failed = 0
     bundles = any(map(_starts_bundle, files))
@@ -66,9 +75,21 @@ def _verify(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _evidence(args: argparse.Namespace) -> tuple[list[Receipt] | None, Keys | None]:
+    """The receipts of every ``--receipts`` file, merged, and the ``--key`` public keys (each hex, or a file)."""
+    receipts = None
+    if getattr(args, "receipts", None):
+        receipts = [r for path in args.receipts for r in load_receipts(Path(path).read_bytes())]
+    keys = None
+    if getattr(args, "key", None):
+        keys = load_keys(Path(k).read_bytes() if Path(k).is_file() else k for k in args.key)
+    return receipts, keys
+
+
 def _check_log(data: bytes, args: argparse.Namespace, console: Console, bar: Progress, where: str) -> bool:
     header, envelopes = load(data)
-    verdict = verify(header, envelopes, commitment=args.commitment)
+    receipts, keys = args.evidence
+    verdict = verify(header, envelopes, commitment=args.commitment, receipts=receipts, keys=keys)
     if not verdict.ok or not args.quiet:
         console.print(verdict.summary() + where, markup=False)
     return verdict.ok
@@ -137,7 +158,7 @@ def _golden(args: argparse.Namespace) -> int:
     missing = [r.path.name for r in golden.RECIPES if not r.path.exists()]
     if missing:
         console.print(f"missing (record them with --write): {', '.join(missing)}", markup=False)
-    return _verify(argparse.Namespace(logs=[str(golden.DIR)], commitment=None, quiet=False)) or (1 if missing else 0)
+    return _verify(argparse.Namespace(logs=[str(golden.DIR)], commitment=None, quiet=False, receipts=None, key=None)) or (1 if missing else 0)
 
 
 def _read(path: str, console: Console) -> tuple | None:
@@ -183,6 +204,11 @@ def main(argv: list[str] | None = None) -> int:
     v = sub.add_parser("verify", help="verify exported logs or tournament bundles (files, or folders of *.ndjson)")
     v.add_argument("logs", nargs="+")
     v.add_argument("--commitment", help="the seed commitment you were shown when the game began")
+    v.add_argument("--receipts", action="append", metavar="FILE",
+                   help="receipts players kept (a JSON list or NDJSON; repeat to merge several players' files): the log "
+                        "must agree with every one")
+    v.add_argument("--key", action="append", metavar="PUBKEY",
+                   help="a public key that signs receipts: 64 hex digits, or a file of GET /keys (repeatable)")
     v.add_argument("-q", "--quiet", action="store_true", help="print only rejections and the total")
     v.set_defaults(func=_verify)
     g = sub.add_parser("golden", help="verify the golden logs in replays/golden/; --write records the missing ones")

@@ -36,9 +36,13 @@ from service.events.envelope import (
     seed_commitment,
 )
 from service.events.export import ExportHeader
+from service.events.receipt import Receipt
 from service.rules.engine import Game, rules_for
 from service.rules.errors import RuleViolation
 from service.rules.rng import RNG_ID
+
+from .receipts import Keys, ReceiptReport
+from .receipts import check as check_receipts
 
 
 class Divergence(msgspec.Struct, frozen=True):
@@ -67,6 +71,7 @@ class Verdict(msgspec.Struct, kw_only=True):
     redecided: bool = False
     secrets_checked: int = 0
     secrets_unchecked: list[int] = []
+    receipts: ReceiptReport | None = None
     notes: list[str] = []
 
     def summary(self) -> str:
@@ -78,6 +83,8 @@ class Verdict(msgspec.Struct, kw_only=True):
         if self.secrets_unchecked:
             seqs = _ranges(self.secrets_unchecked)
             parts.append(f"{len(self.secrets_unchecked)} secrets not checked, the seed is needed (seqs {seqs})")
+        if self.receipts is not None:
+            parts.append(_receipts_part(self.receipts))
         return "; ".join(parts) + "".join(f"; {n}" for n in self.notes)
 
 
@@ -101,14 +108,44 @@ def _short(value: object, limit: int = 240) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _receipts_part(report: ReceiptReport) -> str:
+    text = f"{report.checked} receipts agree (the latest of version {report.latest})"
+    text += ", each signature checked" if report.signatures else "; signatures not checked: give --key (GET /keys)"
+    return text + (f"; {report.other_games} receipts of other games set aside" if report.other_games else "")
+
+
 def verify(
     header: ExportHeader,
     envelopes: list[Envelope],
     *,
     commitment: str | None = None,
     progress: Callable[[int], None] | None = None,
+    receipts: list[Receipt] | None = None,
+    keys: Keys | None = None,
 ) -> Verdict:
-    """Check the log; ``commitment`` is the seed commitment a player was shown at the start, if they kept it."""
+    """Check the log; ``commitment`` is the seed commitment a player was shown at the start, if they kept it.
+    ``receipts`` (and the ``keys`` that signed them) are what players were shown: the log must agree with each
+    (replays/receipts.py), and the export's own receipt too, when it has one."""
+    verdict = _verify_log(header, envelopes, commitment, progress)
+    if verdict.ok and (receipts is not None or keys is not None):
+        _check_receipts(header, envelopes, [*(receipts or []), *([header.receipt] if header.receipt else [])], keys, verdict)
+    return verdict
+
+
+def _check_receipts(header: ExportHeader, envelopes: list[Envelope], receipts: list[Receipt], keys: Keys | None, verdict: Verdict) -> None:
+    report = check_receipts(header.game_id, envelopes, receipts, keys)
+    verdict.receipts = report
+    if report.checked == 0 and receipts:
+        detail = f"{len(receipts)} receipts, none of game {header.game_id}"
+        verdict.ok, verdict.divergence = False, Divergence(0, "receipts", f"receipts of game {header.game_id}", detail)
+    elif (d := report.disagreement) is not None:
+        says = (f"the receipt of version {d.version}, signed by the service, says", "the log has")
+        verdict.ok, verdict.divergence = False, Divergence(d.version, f"receipt: {d.what}", d.receipt, d.log, says)
+
+
+def _verify_log(
+    header: ExportHeader, envelopes: list[Envelope], commitment: str | None, progress: Callable[[int], None] | None
+) -> Verdict:
     fast = _verify_exact(header, envelopes, commitment, progress)
     if fast is not None:
         return fast

@@ -41,6 +41,14 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+class At(msgspec.Struct, frozen=True):
+    """Where a game's log stood when a read was answered: what its receipt signs."""
+
+    version: int
+    head: str
+    at: int
+
+
 class Executed(msgspec.Struct, frozen=True):
     """A command's answer: its events (first answer, for a repeated command id) and the game after."""
 
@@ -50,8 +58,11 @@ class Executed(msgspec.Struct, frozen=True):
 
 
 class Games:
-    def __init__(self, store: Store, *, cache_size: int = 20_000, bot_delay_ms: int = 0, idle_ms: int = 0) -> None:
+    def __init__(
+        self, store: Store, *, cache_size: int = 20_000, bot_delay_ms: int = 0, idle_ms: int = 0, key_id: str | None = None
+    ) -> None:
         self.store = store
+        self.key_id = key_id  # the key that signs receipts, recorded in each new game's ``game_created``
         self.idle_ms = idle_ms  # a game nobody moved in for this long is closed (0: never; see schedule.idle_due)
         self.cache: OrderedDict[str, Game] = OrderedDict()
         self.cache_size = cache_size
@@ -189,7 +200,7 @@ class Games:
             "created_at": str(created_at),
             "seats": str(seats),
         }
-        await self._append(game, Create(), None, None, "", meta=meta, now=created_at)
+        await self._append(game, Create(key_id=self.key_id), None, None, "", meta=meta, now=created_at)
         self._remember(game)
         return game
 
@@ -356,14 +367,14 @@ class Games:
 
     # --- reads --------------------------------------------------------------------------------
 
-    async def events(self, game_id: str, after: int, limit: int, reveal: Callable[[Game], bool]) -> tuple[int, str, list[Envelope]]:
-        """The events after ``after`` (at most ``limit``), up to the version the game is at now, with that version and
-        its head: one state answers it all, and ``reveal`` (may the caller see every secret?) is asked of it too."""
+    async def events(self, game_id: str, after: int, limit: int, reveal: Callable[[Game], bool]) -> tuple[At, list[Envelope]]:
+        """The events after ``after`` (at most ``limit``), up to the version the game is at now, with that version, its
+        head and time: one state answers it all, and ``reveal`` (may the caller see every secret?) is asked of it too."""
         game = await self.fresh(game_id)
-        version, head, shown = game.version, game.head, reveal(game)
-        count = min(limit, version - after)
+        at, shown = At(game.version, game.head, game.last_at), reveal(game)
+        count = min(limit, at.version - after)
         envelopes = await self.store.read(game_id, after=after, count=count) if count > 0 else []
-        return version, head, envelopes if shown else [redacted(e) for e in envelopes]
+        return at, envelopes if shown else [redacted(e) for e in envelopes]
 
 
 class _Conflict(Exception):

@@ -8,6 +8,7 @@ import msgspec
 
 from service.events.base import CommandId
 from service.events.envelope import Envelope
+from service.events.receipt import Receipt
 from service.projections.leaderboard import Leader
 from service.projections.results import PlayerResults
 from service.projections.scores import Scores
@@ -134,12 +135,14 @@ class CommandAnswer(msgspec.Struct):
     head: str
     events: list[Envelope]
     view: GameView  # typed (not raw JSON) so that OpenAPI describes the view a command answers with
+    receipt: Receipt | None = None  # signs ``version`` and ``head`` (docs/fairness.md); null when receipts are off
 
 
 class EventsPage(msgspec.Struct):
     version: int
     head: str
     events: list[Envelope]
+    receipt: Receipt | None = None
 
 
 class Health(msgspec.Struct):

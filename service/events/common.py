@@ -21,6 +21,7 @@ class GameCreatedBase(Event, kw_only=True):
     seed_commitment: Hex64
     rules_version: int
     rng: str
+    key_id: str | None = None  # the key that signs the game's receipts (GET /keys); absent: none did
 
 
 class SeatTaken(Event, tag="seat_taken"):
@@ -42,7 +43,9 @@ class SeedRevealed(Event, tag="seed_revealed"):
 
 
 class Create(Command, tag="create"):
-    """Server only: records the game's creation as its first event."""
+    """Server only: records the game's creation as its first event, and the key that signs its receipts."""
+
+    key_id: str | None = None
 
 
 class TakeSeat(Command, tag="take_seat"):

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 import msgspec
 
 from .envelope import Envelope, canonical
+from .receipt import Receipt
 
 
 class ExportHeader(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True):
@@ -20,6 +21,7 @@ class ExportHeader(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True
     head: str
     seed: str | None = None
     viewer: str | None = None
+    receipt: Receipt | None = None  # the service's signature of ``version`` and ``head``, when it signs (fairness.md)
 
 
 class ExportError(ValueError):

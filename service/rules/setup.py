@@ -10,9 +10,10 @@ from . import rng
 from .errors import RuleViolation
 
 
-def created(event: type, kind: str, state: Any, rules_version: int) -> Any:
+def created(event: type, kind: str, state: Any, rules_version: int, *, key_id: str | None = None) -> Any:
     """The kind's ``game_created`` event for a game still ``new``: its config, the commitment to its seed (so the
-    deal can be checked once the seed is revealed), and the rules and RNG versions that replay it."""
+    deal can be checked once the seed is revealed), the rules and RNG versions that replay it, and the key that signs
+    its receipts."""
     if state.phase != "new":
         raise RuleViolation("already_created", "This game already exists")
     return event(
@@ -21,4 +22,5 @@ def created(event: type, kind: str, state: Any, rules_version: int) -> Any:
         seed_commitment=seed_commitment(state.seed),
         rules_version=rules_version,
         rng=rng.RNG_ID,
+        key_id=key_id,
     )

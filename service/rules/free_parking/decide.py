@@ -119,7 +119,7 @@ def _opponent(s: State, seat: int, target: int) -> None:
 
 def _create(b: Batch, c: Create, seat: int | None) -> None:
     _server_only(seat)
-    b.emit(created(ev.GameCreated, "free-parking", b.state, b.state.rules_version))
+    b.emit(created(ev.GameCreated, "free-parking", b.state, b.state.rules_version, key_id=c.key_id))
 
 
 def _take_seat(b: Batch, c: TakeSeat, seat: int | None) -> None:

@@ -10,6 +10,7 @@ from typing import Literal
 
 import msgspec
 
+from service.events.receipt import Receipt
 from service.events.base import Command
 from service.events.free_parking import FreeParkingClientCommand
 
@@ -75,6 +76,7 @@ class FreeParkingView(msgspec.Struct, kw_only=True):
     status: Literal["waiting", "playing", "finished"]
     version: int
     head: str = ""
+    receipt: Receipt | None = None  # the service's signature of (game_id, version, head, at): set by the API
     seat: int | None
     mode: str
     round: int

@@ -7,6 +7,7 @@ from typing import Literal
 
 import msgspec
 
+from service.events.receipt import Receipt
 from service.events.monopoly import Holdings, Lot, MonopolyClientCommand
 
 from ..close import Closed
@@ -112,6 +113,7 @@ class MonopolyView(msgspec.Struct, kw_only=True):
     status: Status
     version: int
     head: str = ""
+    receipt: Receipt | None = None  # the service's signature of (game_id, version, head, at): set by the API
     seat: int | None
     seats: list[SeatView]
     board: list[SiteView]

@@ -71,7 +71,7 @@ def _player(s: State, seat: int | None) -> None:
 
 def _create(b: Batch, c: Create, seat: int | None) -> None:
     _server_only(seat)
-    b.emit(created(ev.GameCreated, KIND, b.state, b.state.rules_version))
+    b.emit(created(ev.GameCreated, KIND, b.state, b.state.rules_version, key_id=c.key_id))
 
 
 def _take_seat(b: Batch, c: TakeSeat, seat: int | None) -> None:

@@ -7,6 +7,7 @@ from typing import Literal
 
 import msgspec
 
+from service.events.receipt import Receipt
 from service.events.solitaire import SolitaireClientCommand
 
 from ..close import Closed
@@ -22,6 +23,7 @@ class SolitaireView(msgspec.Struct, kw_only=True):
     status: Literal["waiting", "playing", "finished"]
     version: int
     head: str = ""
+    receipt: Receipt | None = None  # the service's signature of (game_id, version, head, at): set by the API
     seat: int | None
     name: str | None
     player_id: str | None = None

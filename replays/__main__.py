@@ -68,7 +68,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _check_log(data: bytes, args: argparse.Namespace, console: Console, bar: Progress, where: str) -> bool:
     header, envelopes = load(data)
-    verdict = verify(header, envelopes, commitment=args.commitment)
+    verdict = verify(header, envelopes, commitment=args.commitment, client_seeds=dict(args.client_seed or []) or None)
     if not verdict.ok or not args.quiet:
         console.print(verdict.summary() + where, markup=False)
     return verdict.ok
@@ -137,7 +137,7 @@ def _golden(args: argparse.Namespace) -> int:
     missing = [r.path.name for r in golden.RECIPES if not r.path.exists()]
     if missing:
         console.print(f"missing (record them with --write): {', '.join(missing)}", markup=False)
-    return _verify(argparse.Namespace(logs=[str(golden.DIR)], commitment=None, quiet=False)) or (1 if missing else 0)
+    return _verify(argparse.Namespace(logs=[str(golden.DIR)], commitment=None, client_seed=None, quiet=False)) or (1 if missing else 0)
 
 
 def _read(path: str, console: Console) -> tuple | None:
@@ -177,12 +177,23 @@ def _diff(args: argparse.Namespace) -> int:
         return 2
 
 
+def _claim(text: str) -> tuple[int, str]:
+    from .seeds import parse_claim
+
+    try:
+        return parse_claim(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m replays", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     v = sub.add_parser("verify", help="verify exported logs or tournament bundles (files, or folders of *.ndjson)")
     v.add_argument("logs", nargs="+")
     v.add_argument("--commitment", help="the seed commitment you were shown when the game began")
+    v.add_argument("--client-seed", action="append", type=_claim, metavar="SEAT:HEX",
+                   help="the client seed you sent for SEAT (repeatable): the log must record exactly that one")
     v.add_argument("-q", "--quiet", action="store_true", help="print only rejections and the total")
     v.set_defaults(func=_verify)
     g = sub.add_parser("golden", help="verify the golden logs in replays/golden/; --write records the missing ones")

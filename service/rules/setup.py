@@ -52,6 +52,14 @@ def seeded(state: Any, event: SeatTaken, seats: int) -> dict[str, Any]:
     return changes
 
 
+def client_seed_note(e: SeatTaken) -> str:
+    """The audit line's word on a seat's client seed: whose it is, and its first 16 hex digits (all of it is public)."""
+    if e.client_seed is None:
+        return ""
+    whose = "brought by the player" if e.client_seed_from == "player" else "derived from the server seed"
+    return f", client seed {e.client_seed[:16]}… ({whose})"
+
+
 def rng_seed(state: Any) -> bytes:
     """The key of the game's random streams: the derived game seed in a ``combined`` game, else the seed as given."""
     if state.seeding != "combined":

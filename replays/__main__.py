@@ -89,7 +89,8 @@ def _evidence(args: argparse.Namespace) -> tuple[list[Receipt] | None, Keys | No
 def _check_log(data: bytes, args: argparse.Namespace, console: Console, bar: Progress, where: str) -> bool:
     header, envelopes = load(data)
     receipts, keys = args.evidence
-    verdict = verify(header, envelopes, commitment=args.commitment, receipts=receipts, keys=keys)
+    client_seeds = dict(args.client_seed or []) or None
+    verdict = verify(header, envelopes, commitment=args.commitment, client_seeds=client_seeds, receipts=receipts, keys=keys)
     if not verdict.ok or not args.quiet:
         console.print(verdict.summary() + where, markup=False)
     return verdict.ok
@@ -158,7 +159,8 @@ def _golden(args: argparse.Namespace) -> int:
     missing = [r.path.name for r in golden.RECIPES if not r.path.exists()]
     if missing:
         console.print(f"missing (record them with --write): {', '.join(missing)}", markup=False)
-    return _verify(argparse.Namespace(logs=[str(golden.DIR)], commitment=None, quiet=False, receipts=None, key=None)) or (1 if missing else 0)
+    return _verify(argparse.Namespace(logs=[str(golden.DIR)], commitment=None, client_seed=None, quiet=False, receipts=None,
+                                      key=None)) or (1 if missing else 0)
 
 
 def _read(path: str, console: Console) -> tuple | None:
@@ -198,6 +200,15 @@ def _diff(args: argparse.Namespace) -> int:
         return 2
 
 
+def _claim(text: str) -> tuple[int, str]:
+    from .seeds import parse_claim
+
+    try:
+        return parse_claim(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m replays", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -209,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
                         "must agree with every one")
     v.add_argument("--key", action="append", metavar="PUBKEY",
                    help="a public key that signs receipts: 64 hex digits, or a file of GET /keys (repeatable)")
+    v.add_argument("--client-seed", action="append", type=_claim, metavar="SEAT:HEX",
+                   help="the client seed you sent for SEAT (repeatable): the log must record exactly that one")
     v.add_argument("-q", "--quiet", action="store_true", help="print only rejections and the total")
     v.set_defaults(func=_verify)
     g = sub.add_parser("golden", help="verify the golden logs in replays/golden/; --write records the missing ones")

@@ -9,6 +9,9 @@
 4. From ``initial(config, seed)``, every recorded command is decided again and must yield exactly the
    recorded events — public bytes equal, secret bytes (or, in a redacted log, the secret's digest) equal.
    The seed is the header's, or else the one ``seed_revealed`` published in the log itself.
+5. The seeding (``replays/seeds.py``): in a ``combined`` game every derived client seed and the game seed are
+   recomputed from the server seed and must be what the re-decided game drew from; each ``client_seeds`` claim (a
+   seat's ``--client-seed``) must be what the seat's ``seat_taken`` records. The verdict says how the seed was made.
 
 The first divergence is reported by seq (0 is the header), with what was expected and what was found.
 A prefix of a game that ends between two commands, with a header naming its last event, is a valid
@@ -41,6 +44,7 @@ from service.rules.engine import Game, rules_for
 from service.rules.errors import RuleViolation
 from service.rules.rng import RNG_ID
 
+from . import seeds
 from .receipts import Keys, ReceiptReport
 from .receipts import check as check_receipts
 
@@ -73,6 +77,10 @@ class Verdict(msgspec.Struct, kw_only=True):
     secrets_unchecked: list[int] = []
     receipts: ReceiptReport | None = None
     notes: list[str] = []
+    seeding: str = ""
+    """How the seed was made, for a person (``seeds.describe``)."""
+    game_seed: str | None = None
+    """The seed the re-decided game drew from after its last seat (hex): a combined game's derived seed."""
 
     def summary(self) -> str:
         if not self.ok:
@@ -85,6 +93,8 @@ class Verdict(msgspec.Struct, kw_only=True):
             parts.append(f"{len(self.secrets_unchecked)} secrets not checked, the seed is needed (seqs {seqs})")
         if self.receipts is not None:
             parts.append(_receipts_part(self.receipts))
+        if self.seeding:
+            parts.append(self.seeding)
         return "; ".join(parts) + "".join(f"; {n}" for n in self.notes)
 
 
@@ -119,14 +129,16 @@ def verify(
     envelopes: list[Envelope],
     *,
     commitment: str | None = None,
+    client_seeds: dict[int, str] | None = None,
     progress: Callable[[int], None] | None = None,
     receipts: list[Receipt] | None = None,
     keys: Keys | None = None,
 ) -> Verdict:
-    """Check the log; ``commitment`` is the seed commitment a player was shown at the start, if they kept it.
-    ``receipts`` (and the ``keys`` that signed them) are what players were shown: the log must agree with each
-    (replays/receipts.py), and the export's own receipt too, when it has one."""
-    verdict = _verify_log(header, envelopes, commitment, progress)
+    """Check the log; ``commitment`` is the seed commitment a player was shown at the start, if they kept it, and
+    ``client_seeds`` the client seed each of those seats says it sent (seat → 64 hex digits). ``receipts`` (and the
+    ``keys`` that signed them) are what players were shown: the log must agree with each (replays/receipts.py), and
+    the export's own receipt too, when it has one."""
+    verdict = _verify_log(header, envelopes, commitment, progress, client_seeds)
     if verdict.ok and (receipts is not None or keys is not None):
         _check_receipts(header, envelopes, [*(receipts or []), *([header.receipt] if header.receipt else [])], keys, verdict)
     return verdict
@@ -144,11 +156,15 @@ def _check_receipts(header: ExportHeader, envelopes: list[Envelope], receipts: l
 
 
 def _verify_log(
-    header: ExportHeader, envelopes: list[Envelope], commitment: str | None, progress: Callable[[int], None] | None
+    header: ExportHeader,
+    envelopes: list[Envelope],
+    commitment: str | None,
+    progress: Callable[[int], None] | None,
+    client_seeds: dict[int, str] | None,
 ) -> Verdict:
     fast = _verify_exact(header, envelopes, commitment, progress)
     if fast is not None:
-        return fast
+        return _with_seeding(header, envelopes, fast, client_seeds)
     verdict = Verdict(game_id=header.game_id, events=len(envelopes), head=envelopes[-1].hash if envelopes else GENESIS)
     try:
         seed = _check_header(header, commitment)
@@ -160,6 +176,7 @@ def _verify_log(
         else:
             game = _redecide(header, envelopes, seed, progress)
             verdict.redecided = True
+            verdict.game_seed = _drawn_from(game)
             # Re-deciding reproduced every withheld secret and matched it to its digest.
             verdict.secrets_checked += len(verdict.secrets_unchecked)
             verdict.secrets_unchecked = []
@@ -167,7 +184,48 @@ def _verify_log(
                 verdict.notes.append(f"the game goes on after version {game.version}: this log is a prefix of it")
     except _Rejected as r:
         verdict.ok, verdict.divergence = False, r.divergence
+    return _with_seeding(header, envelopes, verdict, client_seeds) if verdict.ok else verdict
+
+
+def _drawn_from(game: Game) -> str | None:
+    state = game.state
+    return state.game_seed.hex() if getattr(state, "game_seed", None) is not None else None
+
+
+def _with_seeding(header: ExportHeader, envelopes: list[Envelope], verdict: Verdict, claims: dict[int, str] | None) -> Verdict:
+    """The seeding checks (``replays/seeds.py``) on a log that verified otherwise, and the verdict's word on it."""
+    seeding = seeds.seeding_of(envelopes)
+    if seeding is None:
+        return verdict
+    verdict.seeding = seeds.describe(seeding)
+    try:
+        if claims:
+            _mismatch(seeds.check_claims(seeding, claims))
+        if verdict.redecided and seeding.mode == "combined" and seeding.complete:
+            server_seed = _server_seed(header, envelopes)
+            game_seed, wrong = seeds.check(seeding, server_seed)
+            _mismatch(wrong)
+            assert game_seed is not None
+            if verdict.game_seed != game_seed.hex():
+                _fail(seeding.last_seq, "game seed (the deal was not drawn from the seed the client seeds derive)",
+                      f"{game_seed.hex()} (HMAC-SHA256 of the server seed over every seat's client seed)",
+                      f"a game drawn from {verdict.game_seed}")
+    except _Rejected as r:
+        verdict.ok, verdict.divergence = False, r.divergence
     return verdict
+
+
+def _mismatch(m: seeds.Mismatch | None) -> None:
+    if m is not None:
+        _fail(m.seq, m.what, m.expected, m.found, m.says)
+
+
+def _server_seed(header: ExportHeader, envelopes: list[Envelope]) -> bytes:
+    """The server seed of a log that verified: the header's, else the one ``seed_revealed`` published."""
+    if header.seed is not None:
+        return bytes.fromhex(header.seed)
+    revealed = next(env for env in reversed(envelopes) if env.type == "seed_revealed")
+    return bytes.fromhex(msgspec.json.decode(revealed.public)["seed"])
 
 
 def _verify_exact(
@@ -210,6 +268,7 @@ def _verify_exact(
     except (_Rejected, msgspec.ValidationError):
         return None
     verdict.redecided = True
+    verdict.game_seed = _drawn_from(game)
     verdict.secrets_checked = sum(env.secret_digest is not None for env in envelopes)
     if game.rules.status_of(game.state) != "finished":
         verdict.notes.append(f"the game goes on after version {game.version}: this log is a prefix of it")
@@ -314,6 +373,9 @@ def _check_created(header: ExportHeader, first: Envelope) -> None:
     recorded = created.get("seed_commitment")
     if recorded != header.seed_commitment:
         _fail(0, "seed commitment in the header", f"{recorded} (as game_created records it)", header.seed_commitment)
+    seeding = created.get("seeding", "legacy")
+    if header.seeding is not None and header.seeding != seeding:
+        _fail(0, "seeding in the header", f"{seeding} (as game_created records it)", header.seeding)
     config = created.get("config")
     if config != msgspec.json.decode(header.config):
         expected = f"{canonical(config).decode()} (as game_created records it)"

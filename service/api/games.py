@@ -186,9 +186,12 @@ class Games:
     ) -> Game:
         """Create a game; a tournament names its table's id (in its partition) and adds its own ``meta``.
 
-        A ``seed`` given here was chosen (by the admin, or by a solitaire player): kinds that keep statistics mark it."""
+        A ``seed`` given here was chosen (by the admin, or by a solitaire player): kinds that keep statistics mark it, and
+        the game is ``fixed`` — dealt from that seed as is. Any other game is ``combined``: its seed is derived, when the
+        last seat is taken, from the seed drawn here (committed now) and every seat's client seed (docs/rng.md)."""
         config = self.config(kind, seats, options, seed_chosen=seed is not None)
         game_id = game_id or "g_" + secrets.token_hex(8)
+        seeding = "fixed" if seed is not None else "combined"
         seed = seed if seed is not None else secrets.token_bytes(32)
         game = Game.new(kind, game_id, config, seed)
         created_at = now_ms()
@@ -200,17 +203,25 @@ class Games:
             "created_at": str(created_at),
             "seats": str(seats),
         }
-        await self._append(game, Create(key_id=self.key_id), None, None, "", meta=meta, now=created_at)
+        await self._append(game, Create(seeding=seeding, key_id=self.key_id), None, None, "", meta=meta, now=created_at)
         self._remember(game)
         return game
 
     async def seat(
-        self, game_id: str, player: Player, reserved: frozenset[str] = frozenset(), *, tournament: str | None = None
+        self,
+        game_id: str,
+        player: Player,
+        reserved: frozenset[str] = frozenset(),
+        *,
+        tournament: str | None = None,
+        client_seed: str | None = None,
     ) -> tuple[Game, int]:
         """Seat ``player`` in the next free seat; the game deals when the last is taken. Seats ``reserved`` for
         registered players (a tournament's) are kept for them: others may take only the seats left over. At a table
         of a ``tournament`` a registered player takes one seat in the whole tournament: the append claims it, and
-        refuses a player who holds one at another table (reserved there, or already seated)."""
+        refuses a player who holds one at another table (reserved there, or already seated). ``client_seed`` is the one the
+        player sent (64 lowercase hex, checked at the edge); ``seat_taken`` records it, or one derived for a seat that sent
+        none."""
         claim = {}
         if tournament is not None and player.player_id and not (player.guest or player.bot):
             claim = {"claims": self.store.keys.tournament_seats(tournament), "claim": player.player_id}
@@ -219,7 +230,7 @@ class Games:
             self.check_seat(game, player, reserved)
             try:
                 taken = sum(st.player is not None for st in game.state.seats) + 1  # for GET /games
-                executed = await self._append(game, TakeSeat(player=player), None, None, "", meta={"taken": str(taken)}, **claim)
+                executed = await self._append(game, TakeSeat(player=player, client_seed=client_seed), None, None, "", meta={"taken": str(taken)}, **claim)
             except _Conflict:
                 continue
             except _Claimed as c:

@@ -165,7 +165,8 @@ async def create_game(request: Request) -> HTTPResponse:
     await request.app.ctx.limiter.charge("games", request, who)
     game = await _games(request).create(body.kind, seats, body.options, bytes.fromhex(body.seed) if body.seed else None)
     commitment = seed_commitment(game.seed)
-    return _answer(s.GameCreatedAnswer(game.game_id, body.kind, seats, commitment, game.version, game.head), 201)
+    seeding = game.state.seeding
+    return _answer(s.GameCreatedAnswer(game.game_id, body.kind, seats, commitment, game.version, game.head, seeding), 201)
 
 
 @bp.get("/games")
@@ -204,6 +205,9 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
     if body.bot is not None and body.bot not in KINDS[game.rules.KIND].bots:
         bots = ", ".join(KINDS[game.rules.KIND].bots) or "none"
         raise ApiError(400, "invalid_request", f"A {game.rules.KIND} game seats these bots: {bots}", bot=body.bot)
+    if body.bot is not None and body.client_seed is not None:  # else whoever adds the bot would pick its seed
+        raise ApiError(400, "invalid_request", "A bot brings no client seed: the server derives one from its committed "
+                       "seed (docs/rng.md); send `client_seed` only for a person's seat", bot=body.bot)
     meta = await store.meta(game_id) or {}
     reserved = frozenset(msgspec.json.decode(meta.get("reserved", "[]"), type=list[str]))  # a tournament table's
     token: str | None = None
@@ -217,7 +221,7 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
         player = Player(name=body.name, player_id=new_id("g"), guest=True)
         Games.check_seat(await _games(request).fresh(game_id), player, reserved)  # a refused join writes no token
         token = await issue(store, TokenRecord(kind="guest", player_id=player.player_id, name=body.name, game_id=game_id))
-    game, seat = await _games(request).seat(game_id, player, reserved, tournament=meta.get("tournament"))
+    game, seat = await _games(request).seat(game_id, player, reserved, tournament=meta.get("tournament"), client_seed=body.client_seed)
     return _answer(s.SeatAnswer(seat, token or "", player.player_id or ""), 201)
 
 

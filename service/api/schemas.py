@@ -39,6 +39,10 @@ GameView = _views()
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=NAME_PATTERN)]
 describe_pattern(CommandId.__metadata__[0].pattern, "printable ASCII characters without spaces")
 SeedHex = Annotated[str, msgspec.Meta(pattern=describe_pattern("^[0-9a-fA-F]{64}$", "64 hexadecimal digits"))]
+ClientSeed = Annotated[str, msgspec.Meta(
+    pattern=describe_pattern("^[0-9a-f]{64}$", "64 lowercase hexadecimal digits (32 bytes)"),
+    description="32 random bytes of the player's own, as 64 lowercase hex digits: mixed into the game's seed when the "
+                "last seat is taken (docs/rng.md). Keep it: `python -m replays verify LOG --client-seed SEAT:HEX` checks it.")]
 
 
 class Request(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -102,6 +106,9 @@ class GameCreatedAnswer(msgspec.Struct):
     seed_commitment: str
     version: int
     head: str
+    seeding: Literal["combined", "fixed"] = "combined"
+    """``combined``: the seed will be derived from the committed one and every seat's client seed; ``fixed``: the seed
+    given at creation deals as is, and client seeds are recorded but change nothing (docs/rng.md)."""
 
 
 class GameSummary(msgspec.Struct):
@@ -122,6 +129,7 @@ class JoinSeat(Request):
 
     name: Name | None = None
     bot: Literal[BOT_NAMES] | None = None  # the game's kind decides which (``POST /games/{id}/seats``)
+    client_seed: ClientSeed | None = None  # a person's contribution to the seed; a bot's is derived (docs/rng.md)
 
 
 class SeatAnswer(msgspec.Struct):

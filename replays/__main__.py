@@ -29,6 +29,8 @@ from service.events.receipt import Receipt
 
 from .bundle import BundleVerdict, audit, verify_bundle
 from .receipts import Keys, ReceiptsUnreadable, load_keys, load_receipts
+from .receipts import check as check_receipts
+from .verify import receipts_part
 from .verify import verify
 
 
@@ -97,14 +99,40 @@ def _check_log(data: bytes, args: argparse.Namespace, console: Console, bar: Pro
 
 
 def _check_bundle(data: bytes, args: argparse.Namespace, console: Console, bar: Progress, where: str) -> bool:
-    """One line per table's log, one per problem with the manifest, and the bundle's verdict last."""
+    """One line per table's log, one per problem with the manifest, one per table that receipts were given for, and
+    the bundle's verdict last."""
     verdict = _verify_bundle(data, bar)
     lines = verdict.lines()
     for line in lines[:-1]:
         if not (args.quiet and line.startswith("OK ")):
             console.print(line, markup=False)
+    receipts, keys = args.evidence
+    agreed = True
+    if receipts is not None or keys is not None:
+        for line, ok in _bundle_receipts(data, receipts or [], keys):
+            agreed &= ok
+            console.print(line, markup=False)
     console.print(lines[-1] + where, markup=False)
-    return verdict.ok
+    return verdict.ok and agreed
+
+
+def _bundle_receipts(data: bytes, receipts: list[Receipt], keys: Keys | None) -> list[tuple[str, bool]]:
+    """Each table's log against the receipts of its game (and its export's own): a player of a tournament keeps the
+    receipts of their table."""
+    _, exports = load_bundle(data)
+    out, matched = [], 0
+    for header, envelopes in exports:
+        mine = [r for r in receipts if r.game_id == header.game_id]
+        matched += len(mine)
+        report = check_receipts(header.game_id, envelopes, mine + ([header.receipt] if header.receipt else []), keys)
+        if (d := report.disagreement) is not None:
+            out.append((f"REJECTED {header.game_id}: seq {d.version}: receipt: {d.what}: the receipt of version {d.version}, "
+                        f"signed by the service, says {d.receipt}, the log has {d.log}", False))
+        elif mine:
+            out.append((f"OK {header.game_id}: {receipts_part(report)}", True))
+    if receipts and not matched:
+        out.append((f"REJECTED: none of the {len(receipts)} receipts is of a table of this tournament", False))
+    return out
 
 
 def _progress(*, disable: bool) -> Progress:

@@ -92,7 +92,7 @@ class Verdict(msgspec.Struct, kw_only=True):
             seqs = _ranges(self.secrets_unchecked)
             parts.append(f"{len(self.secrets_unchecked)} secrets not checked, the seed is needed (seqs {seqs})")
         if self.receipts is not None:
-            parts.append(_receipts_part(self.receipts))
+            parts.append(receipts_part(self.receipts))
         if self.seeding:
             parts.append(self.seeding)
         return "; ".join(parts) + "".join(f"; {n}" for n in self.notes)
@@ -118,7 +118,7 @@ def _short(value: object, limit: int = 240) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _receipts_part(report: ReceiptReport) -> str:
+def receipts_part(report: ReceiptReport) -> str:
     text = f"{report.checked} receipts agree (the latest of version {report.latest})"
     text += ", each signature checked" if report.signatures else "; signatures not checked: give --key (GET /keys)"
     return text + (f"; {report.other_games} receipts of other games set aside" if report.other_games else "")

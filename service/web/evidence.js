@@ -263,10 +263,12 @@ export async function verifyExport(text, { receipts = [], clientSeed = null, sea
         if (e.public.client_seed !== derived) problem(e.seq, `seat ${e.public.seat}'s derived client seed`, derived, e.public.client_seed);
       }
       const bySeat = [...seats].sort((a, b) => a.public.seat - b.public.seat);
-      try {
-        gameSeed = await hmac(seed, concat("free-parking/game-seed/v1", ...bySeat.map((e) => unhex(e.public.client_seed))));
-      } catch (e) {
-        problem(bySeat.length ? bySeat[0].seq : 0, "client seeds", "64 hex digits each", e.message);
+      if (bySeat.length === (created.config || {}).seats) {   // derived when the last seat is taken, not before
+        try {
+          gameSeed = await hmac(seed, concat("free-parking/game-seed/v1", ...bySeat.map((e) => unhex(e.public.client_seed))));
+        } catch (e) {
+          problem(bySeat.length ? bySeat[0].seq : 0, "client seeds", "64 hex digits each", e.message);
+        }
       }
     }
     const note = seeding === "combined" ? (gameSeed ? `game seed recomputed: ${gameSeed}` : "")

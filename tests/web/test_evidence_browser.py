@@ -106,6 +106,11 @@ def kept(page, game_id: str):
     return page.evaluate("id => JSON.parse(localStorage.getItem('fp.evidence.' + id))", game_id)
 
 
+def checks(page):
+    """Each check the verdict lists, with its result: [[id, passed | failed | not-run | python], ...]."""
+    return page.eval_on_selector_all("#evidence-checks li", "ls => ls.map(l => [l.dataset.check, l.dataset.result])")
+
+
 async def saved(page, selector: str) -> bytes:
     async with page.expect_download() as info:
         await page.click(selector)
@@ -126,7 +131,7 @@ async def test_an_honest_game_played_in_the_page_is_the_game_you_played(live, br
     await evidence.wait_for()
     verdict = await page.inner_text("#evidence-verdict")
     assert verdict.startswith("This is the game you played: ") and verdict.split(": ")[1].split()[0].isdigit(), verdict
-    results = await page.eval_on_selector_all("#evidence-checks li", "ls => ls.map(l => [l.dataset.check, l.dataset.result])")
+    results = await checks(page)
     assert results == [["chain", "passed"], ["commitment", "passed"], ["seeding", "passed"], ["secrets", "passed"],
                        ["signatures", "passed"], ["receipts", "passed"], ["redecide", "python"]]
     assert "python -m replays verify" in await page.inner_text("#evidence-checks")
@@ -152,7 +157,7 @@ async def test_an_honest_game_played_in_the_page_is_the_game_you_played(live, br
     assert page.errors == []
 
 
-async def test_a_history_rebuilt_after_the_reveal_is_refused_at_the_first_receipt_it_contradicts(live, browser):  # noqa: F811
+async def test_a_history_rebuilt_after_the_reveal_is_refused_at_a_receipt_it_contradicts(live, browser):  # noqa: F811
     page, game_id, token = await solitaire_in_the_page(browser, live)
     keep = await move(page, live, game_id, token)  # the forger keeps the game up to this first move
     await move(page, live, game_id, token)
@@ -174,9 +179,10 @@ async def test_a_history_rebuilt_after_the_reveal_is_refused_at_the_first_receip
     # the first version a kept receipt contradicts, as the page's own store says (a receipt streamed late re-checks)
     handle = await page.wait_for_function(
         """([id, fork]) => {
-          const versions = JSON.parse(localStorage.getItem('fp.evidence.' + id)).receipts.map(r => r.version).filter(v => v >= fork);
-          const el = document.querySelector('#evidence');
-          return versions.length && el.dataset.state === 'failed' && Number(el.dataset.version) === Math.min(...versions) && Number(el.dataset.version);
+          const kept = JSON.parse(localStorage.getItem('fp.evidence.' + id)).receipts;
+          const versions = kept.map(r => r.version).filter(v => v >= fork);
+          const el = document.querySelector('#evidence'), shown = Number(el.dataset.version);
+          return versions.length && el.dataset.state === 'failed' && shown === Math.min(...versions) && shown;
         }""",
         arg=[game_id, fork],
     )
@@ -184,7 +190,7 @@ async def test_a_history_rebuilt_after_the_reveal_is_refused_at_the_first_receip
     assert keep < fork <= first
     verdict = await page.inner_text("#evidence-verdict")
     assert verdict.startswith(f"Version {first} disagrees: receipt: "), verdict
-    results = dict(await page.eval_on_selector_all("#evidence-checks li", "ls => ls.map(l => [l.dataset.check, l.dataset.result])"))
+    results = dict(await checks(page))
     # the forgery holds together on its own: only the receipts give it away
     assert results == {"chain": "passed", "commitment": "passed", "seeding": "passed", "secrets": "passed",
                        "signatures": "passed", "receipts": "failed", "redecide": "python"}
@@ -193,10 +199,11 @@ async def test_a_history_rebuilt_after_the_reveal_is_refused_at_the_first_receip
 
 async def test_a_browser_without_ed25519_says_the_signature_check_could_not_run(live, browser):  # noqa: F811
     page, game_id, token = await solitaire_in_the_page(browser, live, init_script=NO_ED25519)
-    assert await page.evaluate("""crypto.subtle.importKey('raw', new Uint8Array(32), {name: 'Ed25519'}, false, ['verify'])
-                                  .then(() => 'imported', e => e.name)""") == "NotSupportedError"
+    tried = "crypto.subtle.importKey('raw', new Uint8Array(32), {name: 'Ed25519'}, false, ['verify'])"
+    assert await page.evaluate(f"{tried}.then(() => 'imported', e => e.name)") == "NotSupportedError"
     await page.locator("#evidence[data-signatures=unavailable]").wait_for()
-    assert "The signature check could not run: this browser's WebCrypto has no Ed25519" in await page.inner_text("#evidence-signatures")
+    said = await page.inner_text("#evidence-signatures")
+    assert "The signature check could not run: this browser's WebCrypto has no Ed25519" in said, said
     await move(page, live, game_id, token)
     await resign(page)
     await page.locator("#evidence[data-state=passed]").wait_for()
@@ -230,7 +237,7 @@ async def test_the_pages_checks_on_a_card_games_export_check_every_secret(live, 
     assert report["ok"], report["problems"]
     counts = {c["id"]: c["count"] for c in report["checks"]}
     assert counts["chain"] == len(envelopes) and counts["secrets"] == python.secrets_checked
-    assert counts["seeding"] == 2 and report["gameSeed"] == python.game_seed  # both bots' seeds derived from the server's
+    assert counts["seeding"] == 2 and report["gameSeed"] == python.game_seed  # both bots' seeds derived: the server's
 
     # a secret changed (the chain covers its digest, not it): the digest check names its seq
     lines = text.splitlines()
@@ -244,4 +251,22 @@ async def test_the_pages_checks_on_a_card_games_export_check_every_secret(live, 
     altered = [line.replace('"public":{', '"public":{"a":0,', 1) if i == m else line for i, line in enumerate(lines)]
     report = await page.evaluate(run, ["\n".join(altered)])
     assert report["problems"][0]["version"] == env["seq"] and report["problems"][0]["what"].startswith("hash")
+    assert page.errors == []
+
+
+async def test_the_pages_checks_agree_with_python_on_every_golden_log(live, browser):  # noqa: F811
+    """Logs of every kind, rules version and seeding, written before and since client seeds: the chain recomputed in
+    JS from the bytes as stored, and a combined game's seed recomputed as Python does."""
+    from pathlib import Path
+
+    page = await open_page(browser, live)
+    for path in sorted((Path(__file__).parents[2] / "replays" / "golden").glob("*.ndjson")):
+        text = path.read_text()
+        header, envelopes = load(text.encode())
+        python = verify(header, envelopes)
+        report = await page.evaluate("async ([text]) => (await import('/web/evidence.js')).verifyExport(text)", [text])
+        assert report["ok"], (path.name, report["problems"][:1])
+        counts = {c["id"]: c["count"] for c in report["checks"]}
+        assert counts["chain"] == len(envelopes) and counts["secrets"] == python.secrets_checked, path.name
+        assert report["gameSeed"] == python.game_seed, path.name
     assert page.errors == []

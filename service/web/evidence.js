@@ -1,4 +1,4 @@
-// Evidence a player keeps (API.md, docs/fairness-page.md): every receipt the service signed for this page, per game,
+// Evidence a player keeps (API.md, docs/fairness.md): every receipt the service signed for this page, per game,
 // and the client seed the page brought to its seat; each receipt's signature checked as it arrives, and at the end of
 // the game the export checked in the browser against all of it. Only WebCrypto (SHA-256, HMAC-SHA256, Ed25519): no
 // crypto code of our own. Re-deciding every command stays with `python -m replays verify`.

@@ -1,4 +1,4 @@
-"""The evidence a player keeps, checked in their own page (service/web/evidence.js, docs/fairness-page.md): Playwright
+"""The evidence a player keeps, checked in their own page (service/web/evidence.js, docs/fairness.md): Playwright
 driving Debian's Chromium against the ``live`` service process.
 
 A solitaire played in the browser to its end (a few moves, then resign: the quickest honest game) shows the verdict,

@@ -35,6 +35,8 @@ def _items(data: bytes) -> list[Any]:
     try:
         whole = msgspec.json.decode(text)
         return whole if isinstance(whole, list) else [whole]
+    except RecursionError:  # nested deeper than the decoder goes: no receipt is
+        raise ReceiptsUnreadable("not JSON receipts: nested too deep") from None
     except msgspec.DecodeError:
         pass
     out = []
@@ -42,7 +44,7 @@ def _items(data: bytes) -> list[Any]:
         if line.strip():
             try:
                 out.append(msgspec.json.decode(line))
-            except msgspec.DecodeError as e:
+            except (msgspec.DecodeError, RecursionError) as e:
                 raise ReceiptsUnreadable(f"line {n}: not JSON ({e})") from None
     return out
 
@@ -79,7 +81,7 @@ def load_keys(texts: Iterable[str | bytes]) -> Keys:
                 if key_id_of(public) != entry.key_id:
                     raise ReceiptsUnreadable(f"key {entry.key_id} is not the id of its public key ({key_id_of(public)})")
                 keys[entry.key_id] = Ed25519PublicKey.from_public_bytes(public)
-        except (msgspec.DecodeError, msgspec.ValidationError, KeyError, TypeError) as e:
+        except (msgspec.DecodeError, msgspec.ValidationError, KeyError, TypeError, RecursionError) as e:
             raise ReceiptsUnreadable(f"not a public key (64 hex digits) nor the keys of GET /keys: {e}") from None
     return keys
 

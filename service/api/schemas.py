@@ -40,7 +40,8 @@ Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=NAME_PAT
 describe_pattern(CommandId.__metadata__[0].pattern, "printable ASCII characters without spaces")
 SeedHex = Annotated[str, msgspec.Meta(pattern=describe_pattern("^[0-9a-fA-F]{64}$", "64 hexadecimal digits"))]
 ClientSeed = Annotated[str, msgspec.Meta(
-    pattern=describe_pattern("^[0-9a-f]{64}$", "64 lowercase hexadecimal digits (32 bytes)"),
+    # (?!\n): Python's `$` (msgspec's patterns are re.search) also matches before a final newline, ECMA's does not
+    pattern=describe_pattern(r"^[0-9a-f]{64}(?!\n)$", "64 lowercase hexadecimal digits (32 bytes)"),
     description="32 random bytes of the player's own, as 64 lowercase hex digits: mixed into the game's seed when the "
                 "last seat is taken (docs/rng.md). Keep it: `python -m replays verify LOG --client-seed SEAT:HEX` checks it.")]
 

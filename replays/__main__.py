@@ -81,7 +81,12 @@ def _evidence(args: argparse.Namespace) -> tuple[list[Receipt] | None, Keys | No
     """The receipts of every ``--receipts`` file, merged, and the ``--key`` public keys (each hex, or a file)."""
     receipts = None
     if getattr(args, "receipts", None):
-        receipts = [r for path in args.receipts for r in load_receipts(Path(path).read_bytes())]
+        receipts = []
+        for path in args.receipts:
+            found = load_receipts(Path(path).read_bytes())
+            if not found:
+                raise ReceiptsUnreadable(f"{path} holds no receipt (a file of a service that signs nothing, or empty)")
+            receipts += found
     keys = None
     if getattr(args, "key", None):
         keys = load_keys(Path(k).read_bytes() if Path(k).is_file() else k for k in args.key)

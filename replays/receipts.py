@@ -29,7 +29,7 @@ class ReceiptsUnreadable(ValueError):
 
 
 def _items(data: bytes) -> list[Any]:
-    text = data.strip()
+    text = data.removeprefix(b"\xef\xbb\xbf").strip()  # a BOM a text editor may have written
     if not text:
         return []
     try:
@@ -106,13 +106,9 @@ class Disagreement(msgspec.Struct, frozen=True):
     log: str
 
 
-def disagreement(receipt: Receipt, envelopes: list[Envelope], keys: Keys | None) -> Disagreement | None:
+def disagreement(receipt: Receipt, envelopes: list[Envelope]) -> Disagreement | None:
     """Why ``receipt`` (of this log's game) refutes the log, or ``None`` when the log agrees with it."""
     v = receipt.version
-    if keys is not None and not signature_ok(receipt, keys):
-        known = receipt.key_id in keys
-        what = "signature (it does not check out under that key)" if known else "key (not among the keys given)"
-        return Disagreement(v, what, f"signed by key {receipt.key_id}", "a valid signature" if known else ", ".join(keys) or "no key")
     if v > len(envelopes):
         return Disagreement(v, "version (the log ends before it)", f"version {v} at head {receipt.head}",
                             f"{len(envelopes)} events, ending at head {envelopes[-1].hash if envelopes else GENESIS}")
@@ -125,22 +121,29 @@ def disagreement(receipt: Receipt, envelopes: list[Envelope], keys: Keys | None)
 
 
 class ReceiptReport(msgspec.Struct, kw_only=True):
-    """How a log fared against receipts: ``checked`` of this game, the first ``disagreement`` (by version)."""
+    """How a log fared against receipts: ``checked`` of this game (each signature checked when ``signatures``), the
+    versions of those ``set_aside`` (a signature that does not check out, or a key not given: they prove nothing, for
+    the log or against it), and the first ``disagreement`` of one that counts, by version."""
 
     checked: int = 0
     other_games: int = 0
     signatures: bool = False
     latest: int = 0
+    set_aside: list[int] = []
     disagreement: Disagreement | None = None
 
 
 def check(game_id: str, envelopes: list[Envelope], receipts: list[Receipt], keys: Keys | None) -> ReceiptReport:
-    """Every receipt of ``game_id`` against the log; the earliest version that disagrees is the one reported."""
+    """Every receipt of ``game_id`` against the log. With ``keys``, only receipts whose signature checks out count: one
+    that does not is set aside (a hostile holder cannot make an honest log fail by adding one, nor hide a genuine
+    refutation behind it). The earliest version that disagrees is the one reported."""
     mine = sorted((r for r in receipts if r.game_id == game_id), key=lambda r: r.version)
-    report = ReceiptReport(checked=len(mine), other_games=len(receipts) - len(mine), signatures=keys is not None)
-    report.latest = mine[-1].version if mine else 0
-    for receipt in mine:
-        found = disagreement(receipt, envelopes, keys)
+    report = ReceiptReport(other_games=len(receipts) - len(mine), signatures=keys is not None)
+    counted = [r for r in mine if keys is None or signature_ok(r, keys)]
+    report.set_aside = [r.version for r in mine if keys is not None and not signature_ok(r, keys)]
+    report.checked, report.latest = len(counted), counted[-1].version if counted else 0
+    for receipt in counted:
+        found = disagreement(receipt, envelopes)
         if found is not None:
             report.disagreement = found
             break

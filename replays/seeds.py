@@ -23,7 +23,7 @@ import msgspec
 from service.events.envelope import Envelope
 from service.rules import rng
 
-HEX64 = re.compile(r"^[0-9a-f]{64}$")
+HEX64 = re.compile(r"[0-9a-f]{64}")  # used with fullmatch: no "\n" after it (as "$" would let through)
 Mode = Literal["legacy", "combined", "fixed"]
 
 
@@ -100,7 +100,7 @@ def check(seeding: Seeding, server_seed: bytes) -> tuple[bytes | None, Mismatch 
         return None, None
     seeds = []
     for s in seeding.seats:
-        if s.client_seed is None or not HEX64.match(s.client_seed):
+        if s.client_seed is None or not HEX64.fullmatch(s.client_seed):
             return None, Mismatch(s.seq, f"client seed of seat {s.seat}", "64 lowercase hex digits (every seat of a combined "
                                   "game has a client seed)", str(s.client_seed))
         if s.source not in ("player", "server"):
@@ -116,7 +116,14 @@ def check(seeding: Seeding, server_seed: bytes) -> tuple[bytes | None, Mismatch 
 
 
 def check_claims(seeding: Seeding, claims: dict[int, str]) -> Mismatch | None:
-    """Each seat's client seed in the log must be the one its player says they sent."""
+    """Each seat's client seed in the log must be the one its player says they sent, and must have gone into the deal:
+    in a ``fixed`` or ``legacy`` game it is recorded and plays no part, so a claim held against one is refused."""
+    if claims and seeding.mode != "combined":
+        seat = min(claims)
+        seq = next((s.seq for s in seeding.seats if s.seat == seat), 1)
+        return Mismatch(seq, f"client seed of seat {seat} (did it go into the deal?)", "a combined game: the game's seed "
+                        "derived from the server's and every seat's client seed", f"a {seeding.mode} game: the client seed "
+                        "you sent played no part in the deal", ("you sent a client seed, so", "but this is"))
     by_seat = {s.seat: s for s in seeding.seats}
     for seat, sent in sorted(claims.items()):
         s = by_seat.get(seat)
@@ -128,6 +135,23 @@ def check_claims(seeding: Seeding, claims: dict[int, str]) -> Mismatch | None:
             found += " (derived from the server seed: the log says you sent none)" if s.source == "server" else ""
             return Mismatch(s.seq, f"client seed of seat {seat}", sent, found, (f"seat {seat} says it sent", "the log records"))
     return None
+
+
+def check_legacy(seeding: Seeding, key_id: bool) -> Mismatch | None:
+    """A ``legacy`` log is one from before client seeds and receipts: one that records a client seed, or the key that
+    signs receipts, had its ``seeding`` taken out of ``game_created`` — a log whose server seed alone dealt while its
+    players believed their seeds went in."""
+    if seeding.mode != "legacy":
+        return None
+    with_seed = next((s for s in seeding.seats if s.client_seed is not None), None)
+    if with_seed is None and not key_id:
+        return None
+    if with_seed is not None:
+        what = "client seeds recorded, none of them in the deal (game_created records no seeding)"
+        found = f"no seeding, yet seat {with_seed.seat}'s client seed is recorded (seq {with_seed.seq})"
+    else:
+        what, found = "seeding (game_created records none)", "no seeding, yet game_created names the key that signs receipts"
+    return Mismatch(1, what, "combined or fixed: a log from after client seeds says how its seed was made", found)
 
 
 def humans_without_seed(seeding: Seeding) -> list[SeatSeed]:
@@ -164,6 +188,6 @@ def parse_claim(text: str) -> tuple[int, str]:
     if not sep or not seat.strip().isdecimal():
         raise ValueError(f"{text!r} is not SEAT:HEX (e.g. 0:{'ab' * 32})")
     hex_ = hex_.strip().lower()
-    if not HEX64.match(hex_):
+    if not HEX64.fullmatch(hex_):
         raise ValueError(f"the client seed of seat {seat.strip()} must be 64 hex digits, not {hex_!r}")
     return int(seat), hex_

@@ -45,7 +45,7 @@ from service.rules.errors import RuleViolation
 from service.rules.rng import RNG_ID
 
 from . import seeds
-from .receipts import Keys, ReceiptReport
+from .receipts import Keys, ReceiptReport, signature_ok
 from .receipts import check as check_receipts
 
 
@@ -121,6 +121,9 @@ def _short(value: object, limit: int = 240) -> str:
 def receipts_part(report: ReceiptReport) -> str:
     text = f"{report.checked} receipts agree (the latest of version {report.latest})"
     text += ", each signature checked" if report.signatures else "; signatures not checked: give --key (GET /keys)"
+    if report.set_aside:
+        text += (f"; {len(report.set_aside)} receipts set aside, their signature not the service's under the keys given "
+                 f"(versions {_ranges(sorted(set(report.set_aside)))}): they prove nothing either way")
     return text + (f"; {report.other_games} receipts of other games set aside" if report.other_games else "")
 
 
@@ -139,19 +142,31 @@ def verify(
     ``keys`` that signed them) are what players were shown: the log must agree with each (replays/receipts.py), and
     the export's own receipt too, when it has one."""
     verdict = _verify_log(header, envelopes, commitment, progress, client_seeds)
-    if verdict.ok and (receipts is not None or keys is not None):
-        _check_receipts(header, envelopes, [*(receipts or []), *([header.receipt] if header.receipt else [])], keys, verdict)
+    if verdict.ok and (receipts is not None or keys is not None or header.receipt is not None):
+        _check_receipts(header, envelopes, receipts, keys, verdict)
     return verdict
 
 
-def _check_receipts(header: ExportHeader, envelopes: list[Envelope], receipts: list[Receipt], keys: Keys | None, verdict: Verdict) -> None:
-    report = check_receipts(header.game_id, envelopes, receipts, keys)
+def _check_receipts(header: ExportHeader, envelopes: list[Envelope], given: list[Receipt] | None, keys: Keys | None,
+                    verdict: Verdict) -> None:
+    """The players' receipts (``given``) and the export's own against the log. The export's own is checked even with
+    no key (a file whose header receipt names another head than its log contradicts itself); the players' must hold
+    at least one receipt of this game that counts, or they are no check of it at all."""
+    own = [header.receipt] if header.receipt is not None else []
+    report = check_receipts(header.game_id, envelopes, [*(given or []), *own], keys)
     verdict.receipts = report
-    if report.checked == 0 and receipts:
-        detail = f"{len(receipts)} receipts, none of game {header.game_id}"
+    mine = [r for r in given or [] if r.game_id == header.game_id]
+    counted = [r for r in mine if keys is None or signature_ok(r, keys)]
+    if given is not None and not mine:
+        detail = f"{len(given)} receipts, none of game {header.game_id}"
         verdict.ok, verdict.divergence = False, Divergence(0, "receipts", f"receipts of game {header.game_id}", detail)
+    elif given is not None and not counted:
+        detail = f"{len(mine)} receipts of game {header.game_id}, none signed by a key given"
+        verdict.ok, verdict.divergence = False, Divergence(0, "receipts", "a receipt signed by the service", detail)
     elif (d := report.disagreement) is not None:
         says = (f"the receipt of version {d.version}, signed by the service, says", "the log has")
+        if keys is None:
+            says = (f"the receipt of version {d.version} (its signature not checked) says", "the log has")
         verdict.ok, verdict.divergence = False, Divergence(d.version, f"receipt: {d.what}", d.receipt, d.log, says)
 
 
@@ -199,6 +214,8 @@ def _with_seeding(header: ExportHeader, envelopes: list[Envelope], verdict: Verd
         return verdict
     verdict.seeding = seeds.describe(seeding)
     try:
+        created = msgspec.json.decode(envelopes[0].public)
+        _mismatch(seeds.check_legacy(seeding, key_id=isinstance(created, dict) and created.get("key_id") is not None))
         if claims:
             _mismatch(seeds.check_claims(seeding, claims))
         if verdict.redecided and seeding.mode == "combined" and seeding.complete:

@@ -14,6 +14,7 @@ of the same version share one signature.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections import OrderedDict
 from pathlib import Path
@@ -25,6 +26,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from service.events.receipt import KeyList, PublicKey, Receipt, Signed, key_id_of, signed_bytes
 
 KEYRING = "keyring.json"
+log = logging.getLogger("free_parking")
 
 
 class KeyringError(Exception):
@@ -58,7 +60,11 @@ class Keyring:
         self.current = current
         self.key_id = key_id_of(public_bytes(current))
         self.keys = keys
-        if not any(k.key_id == self.key_id for k in keys):
+        for k in keys:  # a listing no verifier would accept is refused here, not served by GET /keys
+            if key_id_of(bytes.fromhex(k.public_key)) != k.key_id:
+                raise KeyringError(f"the keyring lists key {k.key_id} with a public key whose id is not that")
+        mine = next((k for k in keys if k.key_id == self.key_id), None)
+        if mine is None or mine.public_key != public_bytes(current).hex():
             raise KeyringError(f"the current key {self.key_id} is not among the listed keys")
 
     def listing(self) -> KeyList:
@@ -105,7 +111,11 @@ def _replace(path: Path, ring: KeyringFile) -> None:
 
 
 def read_file(path: Path) -> KeyringFile:
+    """The keyring at ``path``, made private (0600) if it was readable by the group or others: it holds the signing key."""
     try:
+        if path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)
+            log.warning("the keyring %s was readable by others: made private (0600)", path)
         ring = msgspec.json.decode(path.read_bytes(), type=KeyringFile)
     except (OSError, msgspec.DecodeError) as e:
         raise KeyringError(f"the keyring {path} cannot be read ({e}): restore it, or move it aside to start a new key "

@@ -9,7 +9,7 @@ import msgspec
 from .base import Command, Event, Player
 
 Seat = Annotated[int, msgspec.Meta(ge=0, le=7)]
-Hex64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+Hex64 = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}(?!\n)$")]
 CardId = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
 Millis = Annotated[int, msgspec.Meta(ge=0, le=2**62)]
 Seeding = Literal["legacy", "combined", "fixed"]

@@ -17,9 +17,9 @@ import msgspec
 from .envelope import canonical
 
 PREFIX = b"free-parking/receipt/v1\n"
-KeyId = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{16}$")]
-Hex64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
-Signature = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{128}$")]
+KeyId = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{16}(?!\n)$")]
+Hex64 = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}(?!\n)$")]
+Signature = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{128}(?!\n)$")]
 
 
 class Signed(msgspec.Struct, frozen=True, kw_only=True):

@@ -344,7 +344,16 @@ export function kept(gameId) {
 const save = (record) => localStorage.setItem(STORE(record.game_id), JSON.stringify(record));
 
 /** 32 random bytes as 64 lowercase hex: the client seed a seat brings (docs/rng.md). */
-export const newClientSeed = () => hex(crypto.getRandomValues(new Uint8Array(32)));
+/** The client seed this page brings to ``gameId``: made once (``crypto.getRandomValues``) and kept before it is sent,
+ *  so a join that fails and is tried again sends the same one — an operator who refused a join cannot have a new seed
+ *  to try against the deal it would give. */
+export function clientSeedFor(gameId) {
+  const record = kept(gameId);
+  if (record.client_seed) return record.client_seed;
+  const seed = hex(crypto.getRandomValues(new Uint8Array(32)));
+  save({ ...record, client_seed: seed });
+  return seed;
+}
 
 export function rememberClientSeed(gameId, seat, clientSeed) {
   save({ ...kept(gameId), seat, client_seed: clientSeed });

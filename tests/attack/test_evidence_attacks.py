@@ -1,6 +1,6 @@
 """Attacks on the evidence of issue 15 (receipts, keys, client seeds): a hostile player, a dishonest operator, someone
-holding an export after the fact, a careless client. Each test is a hole found (``xfail(strict=True)`` while it is
-open: it flips to a failure the day it is fixed, so take the mark off then) or a fix made with it."""
+holding an export after the fact, a careless client. Each test is a hole the review found, fixed since: it failed
+before the fix."""
 
 from __future__ import annotations
 
@@ -82,8 +82,6 @@ async def forged_after_the_reveal(api):
 # --- the verifier -------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="replays verify LOG (no --key, no --receipts) ignores the export's own header "
-                   "receipt: a log whose header receipt names another head at its version is OK")
 async def test_an_export_whose_own_header_receipt_disagrees_with_it_is_refused_even_without_a_key(api):
     """Someone holding an export rewrites it after the reveal and keeps the honest header (receipt and all): the
     header's receipt names the honest head at that version, the log another. No key is needed to see that the file
@@ -97,9 +95,6 @@ async def test_an_export_whose_own_header_receipt_disagrees_with_it_is_refused_e
 
 
 @pytest.mark.parametrize("content", [b"", b"\n\n", b'[{"receipt": null}]', b"[]", b"other-game"])
-@pytest.mark.xfail(strict=True, reason="--receipts FILE that yields none of this game's receipts (empty, receipts "
-                   "of a --no-receipts service, another game's) passes: the header's receipt (or nothing) is checked, "
-                   "exit 0")
 async def test_receipts_files_that_give_no_receipt_of_the_game_do_not_pass_as_checked(api, tmp_path, capsys, content):
     """A careless client's file (empty, blank lines, the answers of a service that signed nothing, another game's
     receipts) is given with --key: the player believes their receipts were checked against the log. Against a forgery
@@ -121,8 +116,6 @@ async def test_receipts_files_that_give_no_receipt_of_the_game_do_not_pass_as_ch
     assert code != 0, out
 
 
-@pytest.mark.xfail(strict=True, reason="a receipt whose signature fails is reported as the log's refutation, and being "
-                   "the earliest it hides the genuine signed receipt that does refute the log")
 async def test_a_forged_receipt_merged_in_does_not_hide_the_genuine_one_that_refutes_the_log(api):
     """Two players' files merged; one (hostile, or careless) holds a receipt with a bad signature at an early version.
     The verdict then names that receipt — "the signature does not check out" — and not the genuine, signed receipt after
@@ -137,8 +130,6 @@ async def test_a_forged_receipt_merged_in_does_not_hide_the_genuine_one_that_ref
     assert verdict.divergence.what == "receipt: head" and verdict.divergence.seq == first_after_fork, verdict.summary()
 
 
-@pytest.mark.xfail(strict=True, reason="a receipt with a bad signature makes an honest log REJECTED (exit 1): a hostile "
-                   "player can get any honest game 'rejected' by adding one made-up receipt to the merged files")
 async def test_a_receipt_that_is_not_the_services_is_set_aside_not_held_against_an_honest_log(api):
     game_id, kept = await finished_game(api)
     header, envelopes = await export_of(api, game_id)
@@ -149,8 +140,6 @@ async def test_a_receipt_that_is_not_the_services_is_set_aside_not_held_against_
     assert "signature" in verdict.summary()  # said, as a receipt set aside: not evidence of anything
 
 
-@pytest.mark.xfail(strict=True, reason="a legacy log whose seat_taken events carry client seeds verifies OK, and "
-                   "--client-seed passes on it, though legacy seeding ignores every client seed")
 def test_a_legacy_log_with_client_seeds_does_not_verify_the_players_seed():
     """A dishonest operator runs a service that writes `game_created` without `seeding` (legacy: the server seed alone
     deals, so it can be ground before the commitment) while players still send client seeds, recorded and ignored.
@@ -188,8 +177,6 @@ def test_a_deeply_nested_receipts_or_keys_file_is_unreadable_not_a_traceback(tmp
 # --- the keys -----------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="a keyring whose listed public key is not its key_id's (nor the current private "
-                   "key's) starts: GET /keys then lists a key no receipt checks under, and every verifier refuses it")
 def test_a_keyring_listing_a_public_key_that_is_not_the_signing_keys_refuses_the_start(tmp_path):
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -211,8 +198,6 @@ def test_a_keyring_listing_a_public_key_that_is_not_the_signing_keys_refuses_the
     load_keys([msgspec.json.encode(receipts.keyring.listing())])  # what a player's verifier does with GET /keys
 
 
-@pytest.mark.xfail(strict=True, reason="a keyring file readable by the group or others (0644, 0666) is used as is: the "
-                   "private key stays readable by every local user")
 def test_a_keyring_readable_by_others_is_refused_or_made_private(tmp_path):
     from service.api.app import StartupRefused, receipts_for
     from service.api.signing import KEYRING
@@ -242,8 +227,6 @@ async def test_a_client_seed_with_a_trailing_newline_is_refused_and_nothing_writ
     assert (await api.get(f"/games/{game_id}/events", headers=ADMIN_HEADERS)).json()["version"] == before
 
 
-@pytest.mark.xfail(strict=True, reason="the shipped web client joins without a client_seed (and keeps no receipt): every "
-                   "seat its players take is derived from the server seed, which alone then makes the deal")
 def test_the_web_client_brings_a_client_seed_when_it_takes_a_seat():
     """The claim "nobody, not even the operator, can choose a deal" needs one seat to bring a seed of its own. The web
     client's `join` sends `{name}` (or `{}`) only, so a table of web players is `combined` with every seat derived:

@@ -212,7 +212,7 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
     reserved = frozenset(msgspec.json.decode(meta.get("reserved", "[]"), type=list[str]))  # a tournament table's
     token: str | None = None
     if body.bot is not None:
-        player = Player(name=f"{body.bot} bot", player_id=new_id("b"), bot=body.bot)
+        player = Player(name=f"{body.bot} bot", player_id=new_id("b"), bot=body.bot)  # named at its table (Games.seat)
     elif registered:
         player = Player(name=who.name or "", player_id=who.player_id)
         token = request.headers["authorization"].partition(" ")[2].strip()

@@ -231,7 +231,7 @@ function render(root, view, ctx) {
   root.dataset.stuck = view.stuck ? "1" : "";
   root.replaceChildren(...[
     h("div.fp-head", {}, status,
-      h("span.sol-clock", { title: "time from your first move" }, "⏱ ", h("span#sol-timer", {}, "0:00")),
+      h("span.sol-clock", { title: "time from your first move" }, "Time ", h("span#sol-timer", {}, "0:00")),
       h("span.muted", {}, ` ${runs} of 48 cards in runs · ${view.redeals_left} redeals left`, view.seed_chosen ? " · chosen deal (counted apart)" : "")),
     endBox, stuckBox, confirmBox,
     controls,

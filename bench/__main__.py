@@ -19,7 +19,7 @@ from rich.console import Console
 from . import http, length, memory, rebuild, replay
 from .report import markdown, print_table
 
-ALL = ["1", "1c", "2", "3", "3e", "4", "5", "6", "7", "8"]
+ALL = ["1", "1c", "2", "3", "3e", "4", "5", "6", "7", "8", "9"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"[dim]{time.perf_counter() - started:6.1f}s[/dim] {text}", highlight=False)
 
     suites = [
-        ("HTTP load (1, 2, 6, 8)", {"1", "1c", "2", "6", "8"}, http.run),
+        ("HTTP load (1, 2, 6, 8, 9)", {"1", "1c", "2", "6", "8", "9"}, http.run),
         ("game length (3)", {"3", "3e"}, length.run),
         ("replays verify (4)", {"4"}, replay.run),
         ("projection rebuild (5)", {"5"}, rebuild.run),

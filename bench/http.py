@@ -1,10 +1,11 @@
-"""Benchmarks 1, 2, 6 and 8: the service under a bot load over HTTP, against its building blocks, in each round.
+"""Benchmarks 1, 2, 6, 8 and 9: the service under a bot load over HTTP, against its building blocks, in each round.
 
 A round runs the load generator (a separate process: ``bench.loadgen``) for the same time against
 - the service on a private redis-server, one worker (the project);
 - the bare Sanic JSON endpoint, one worker, with the same request mix (views per command) as that run;
 - the service on the embedded store, one worker (benchmark 8: the same load as on Redis);
 - the service on Redis with two workers (benchmark 6);
+- the service on Redis signing no receipts (benchmark 9: what signing every version costs);
 then times the append script alone: ``EVALSHA`` called directly, one call at a time, for its own p99.
 """
 
@@ -33,6 +34,8 @@ def measures() -> dict[str, Measure]:
         "6": Measure("6", "commands/s with 2 workers (Redis)", "1 worker", 1.6, "min", applies=nproc >= 4,
                      note=f"the target applies where nproc ≥ 4; this machine has nproc = {nproc}, shared with the load generator"),
         "8": Measure("8", "embedded store: HTTP commands/s (same load)", "the service on real Redis", 0.5, "min"),
+        "9": Measure("9", "HTTP commands/s with signed receipts (1 worker, Redis)", "the same service signing nothing (--no-receipts)",
+                     0.9, "min"),
     }
 
 
@@ -82,6 +85,11 @@ def run(args, ms: dict[str, Measure], log) -> None:
                 log(f"  round {rnd + 1}: service (embedded):         {_short(emb)}")
                 ms["8"].add(emb["commands_per_s"] / game["commands_per_s"],
                             f"{emb['commands_per_s']:.0f} vs {game['commands_per_s']:.0f} commands/s")
+            if "9" in args.only:
+                unsigned = _run(procs.service(1, redis.url, receipts="false"), "game", args, seed, redis=redis)
+                log(f"  round {rnd + 1}: service, no receipts:      {_short(unsigned)}")
+                ms["9"].add(game["commands_per_s"] / unsigned["commands_per_s"],
+                            f"{game['commands_per_s']:.0f} vs {unsigned['commands_per_s']:.0f} commands/s")
             if "6" in args.only:
                 two = _run(procs.service(2, redis.url), "game", args, seed, redis=redis)
                 log(f"  round {rnd + 1}: service (Redis, 2 workers): {_short(two)}")

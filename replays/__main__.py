@@ -1,4 +1,5 @@
-"""``python -m replays verify FILE|DIR …``: check exported logs offline; exit 0 only if every one verifies.
+"""``python -m replays verify FILE|DIR … [--receipts FILE …] [--key PUBKEY]``: check exported logs offline; exit 0 only if
+every one verifies (and agrees with every receipt players kept, each signed by a key given).
 A file whose first line is a tournament manifest is a bundle: every table, its manifest entry and the standings.
 
 ``python -m replays audit BUNDLE [--csv FILE]``: a tournament bundle told for a person; exit 0 only if it verifies.
@@ -24,7 +25,12 @@ from rich.progress import Progress
 from service.events.export import ExportError, load
 from service.rules.free_parking.bundle import is_bundle, load_bundle, standings_csv
 
+from service.events.receipt import Receipt
+
 from .bundle import BundleVerdict, audit, verify_bundle
+from .receipts import Keys, ReceiptsUnreadable, load_keys, load_receipts
+from .receipts import check as check_receipts
+from .verify import receipts_part
 from .verify import verify
 
 
@@ -44,6 +50,11 @@ def _verify(args: argparse.Namespace) -> int:
     files = _files(args.logs)
     if not files:
         console.print("no logs found", markup=False)
+        return 2
+    try:
+        args.evidence = _evidence(args)
+    except (OSError, ReceiptsUnreadable) as e:
+        console.print(f"UNREADABLE receipts or keys: {e}", markup=False)
         return 2
     failed = 0
     bundles = any(map(_starts_bundle, files))
@@ -66,23 +77,67 @@ def _verify(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _evidence(args: argparse.Namespace) -> tuple[list[Receipt] | None, Keys | None]:
+    """The receipts of every ``--receipts`` file, merged, and the ``--key`` public keys (each hex, or a file)."""
+    receipts = None
+    if getattr(args, "receipts", None):
+        receipts = []
+        for path in args.receipts:
+            found = load_receipts(Path(path).read_bytes())
+            if not found:
+                raise ReceiptsUnreadable(f"{path} holds no receipt (a file of a service that signs nothing, or empty)")
+            receipts += found
+    keys = None
+    if getattr(args, "key", None):
+        keys = load_keys(Path(k).read_bytes() if Path(k).is_file() else k for k in args.key)
+    return receipts, keys
+
+
 def _check_log(data: bytes, args: argparse.Namespace, console: Console, bar: Progress, where: str) -> bool:
     header, envelopes = load(data)
-    verdict = verify(header, envelopes, commitment=args.commitment)
+    receipts, keys = args.evidence
+    client_seeds = dict(args.client_seed or []) or None
+    verdict = verify(header, envelopes, commitment=args.commitment, client_seeds=client_seeds, receipts=receipts, keys=keys)
     if not verdict.ok or not args.quiet:
         console.print(verdict.summary() + where, markup=False)
     return verdict.ok
 
 
 def _check_bundle(data: bytes, args: argparse.Namespace, console: Console, bar: Progress, where: str) -> bool:
-    """One line per table's log, one per problem with the manifest, and the bundle's verdict last."""
+    """One line per table's log, one per problem with the manifest, one per table that receipts were given for, and
+    the bundle's verdict last."""
     verdict = _verify_bundle(data, bar)
     lines = verdict.lines()
     for line in lines[:-1]:
         if not (args.quiet and line.startswith("OK ")):
             console.print(line, markup=False)
+    receipts, keys = args.evidence
+    agreed = True
+    if receipts is not None or keys is not None:
+        for line, ok in _bundle_receipts(data, receipts or [], keys):
+            agreed &= ok
+            console.print(line, markup=False)
     console.print(lines[-1] + where, markup=False)
-    return verdict.ok
+    return verdict.ok and agreed
+
+
+def _bundle_receipts(data: bytes, receipts: list[Receipt], keys: Keys | None) -> list[tuple[str, bool]]:
+    """Each table's log against the receipts of its game (and its export's own): a player of a tournament keeps the
+    receipts of their table."""
+    _, exports = load_bundle(data)
+    out, matched = [], 0
+    for header, envelopes in exports:
+        mine = [r for r in receipts if r.game_id == header.game_id]
+        matched += len(mine)
+        report = check_receipts(header.game_id, envelopes, mine + ([header.receipt] if header.receipt else []), keys)
+        if (d := report.disagreement) is not None:
+            out.append((f"REJECTED {header.game_id}: seq {d.version}: receipt: {d.what}: the receipt of version {d.version}, "
+                        f"signed by the service, says {d.receipt}, the log has {d.log}", False))
+        elif mine:
+            out.append((f"OK {header.game_id}: {receipts_part(report)}", True))
+    if receipts and not matched:
+        out.append((f"REJECTED: none of the {len(receipts)} receipts is of a table of this tournament", False))
+    return out
 
 
 def _progress(*, disable: bool) -> Progress:
@@ -137,7 +192,8 @@ def _golden(args: argparse.Namespace) -> int:
     missing = [r.path.name for r in golden.RECIPES if not r.path.exists()]
     if missing:
         console.print(f"missing (record them with --write): {', '.join(missing)}", markup=False)
-    return _verify(argparse.Namespace(logs=[str(golden.DIR)], commitment=None, quiet=False)) or (1 if missing else 0)
+    return _verify(argparse.Namespace(logs=[str(golden.DIR)], commitment=None, client_seed=None, quiet=False, receipts=None,
+                                      key=None)) or (1 if missing else 0)
 
 
 def _read(path: str, console: Console) -> tuple | None:
@@ -177,12 +233,28 @@ def _diff(args: argparse.Namespace) -> int:
         return 2
 
 
+def _claim(text: str) -> tuple[int, str]:
+    from .seeds import parse_claim
+
+    try:
+        return parse_claim(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m replays", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     v = sub.add_parser("verify", help="verify exported logs or tournament bundles (files, or folders of *.ndjson)")
     v.add_argument("logs", nargs="+")
     v.add_argument("--commitment", help="the seed commitment you were shown when the game began")
+    v.add_argument("--receipts", action="append", metavar="FILE",
+                   help="receipts players kept (a JSON list or NDJSON; repeat to merge several players' files): the log "
+                        "must agree with every one")
+    v.add_argument("--key", action="append", metavar="PUBKEY",
+                   help="a public key that signs receipts: 64 hex digits, or a file of GET /keys (repeatable)")
+    v.add_argument("--client-seed", action="append", type=_claim, metavar="SEAT:HEX",
+                   help="the client seed you sent for SEAT (repeatable): the log must record exactly that one")
     v.add_argument("-q", "--quiet", action="store_true", help="print only rejections and the total")
     v.set_defaults(func=_verify)
     g = sub.add_parser("golden", help="verify the golden logs in replays/golden/; --write records the missing ones")

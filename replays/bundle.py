@@ -22,6 +22,7 @@ from service.rules.free_parking import CODEC, summary
 from service.rules.free_parking.bundle import BundleTable, Export, Manifest, standing_of, table_of
 from service.rules.free_parking.standings import PlayerStanding, RoundScore, TableStanding
 
+from . import seeds
 from .verify import Verdict, verify
 
 Progress = Callable[[int], None]
@@ -36,11 +37,14 @@ class TableVerdict(msgspec.Struct, kw_only=True):
 
     label: str
     verdict: Verdict
+    contributed: str = ""
+    """Whether every person's seat brought its own client seed (``contributions``)."""
 
     def line(self) -> str:
         if not self.verdict.ok:
             return f"REJECTED {self.label}: {self.verdict.divergence}"
-        return f"OK {self.label}: {self.verdict.summary().split(': ', 1)[1]}"
+        text = f"OK {self.label}: {self.verdict.summary().split(': ', 1)[1]}"
+        return f"{text}; {self.contributed}" if self.contributed else text
 
 
 class BundleVerdict(msgspec.Struct, kw_only=True):
@@ -85,7 +89,8 @@ def verify_bundle(manifest: Manifest, exports: list[Export], *, progress: Progre
     for j, (header, envelopes) in enumerate(exports):
         label = where(index[header.game_id], header.game_id) if header.game_id in index else f"log {j + 1} of the bundle (game {header.game_id})"
         tick = None if progress is None else (lambda i, base=done: progress(base + i))
-        verdict.logs.append(TableVerdict(label=label, verdict=verify(header, envelopes, progress=tick)))
+        verdict.logs.append(TableVerdict(label=label, verdict=verify(header, envelopes, progress=tick),
+                                         contributed=contributions(envelopes)))
         done += len(envelopes)
         if progress is not None:
             progress(done)
@@ -94,6 +99,23 @@ def verify_bundle(manifest: Manifest, exports: list[Export], *, progress: Progre
     verdict.problems += _entry_problems(manifest, logs)
     verdict.problems += _standings_problems(manifest, logs)
     return verdict
+
+
+def contributions(envelopes: list[Envelope]) -> str:
+    """Whether every seat of a person at the table contributed its own client seed to the deal (``docs/rng.md``)."""
+    seeding = seeds.seeding_of(envelopes)
+    if seeding is None:
+        return ""
+    if seeding.mode != "combined":
+        return f"no seat's client seed made the deal (seeding {seeding.mode})"
+    people = [s for s in seeding.seats if not s.bot]
+    missing = seeds.humans_without_seed(seeding)
+    if not people:
+        return "no person sat at this table: every client seed was derived"
+    if not missing:
+        return f"every person's seat brought its own client seed ({len(people)} of {len(seeding.seats)} seats)"
+    named = ", ".join(f"seat {s.seat} ({s.name})" for s in missing)
+    return f"not every person brought a client seed: {named} sent none, derived from the server's seed"
 
 
 def _logs_by_game(exports: list[Export], verdicts: list[TableVerdict]) -> dict[str, Export]:

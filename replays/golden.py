@@ -29,6 +29,9 @@ class Recipe:
     options: dict = field(default_factory=dict)
     rules_version: int = 1
     """The rules it was played under: a golden of each version stays, however the rules go on."""
+    seeding: str = "legacy"
+    """How its seed was made (``docs/rng.md``): ``combined`` mixes in ``client_seeds`` (seat, hex), the others derived."""
+    client_seeds: tuple[tuple[int, str], ...] = ()
 
     @property
     def game_id(self) -> str:
@@ -70,6 +73,10 @@ RECIPES: tuple[Recipe, ...] = (
     # and a swap three whose draw needed a reshuffle that could not hand its three back
     Recipe("fp-v2-4-random-timeouts-21", 4, ("random",) * 4, timeouts=0.2, rules_version=2),
     Recipe("mono-4-v2-strategic", 4, ("strategic",) * 4, timeouts=0.1, kind="monopoly", rules_version=2),
+    # client seeds (issue 15): seats 0 and 2 bring their own, seat 1's is derived from the server seed, and the game
+    # seed derived from all three deals
+    Recipe("fp-v2-3-combined-seeds", 3, ("greedy", "random", "greedy"), timeouts=0.1, rules_version=2, seeding="combined",
+           client_seeds=((0, "a1" * 32), (2, "0123456789abcdef" * 4))),
 )
 
 
@@ -84,7 +91,9 @@ def play(recipe: Recipe) -> bytes:
     from service.simulate import new_game, play
 
     sim = new_game(
-        recipe.kind, recipe.seats, recipe.seed, recipe.game_id, list(recipe.bots), recipe.options, recipe.rules_version
+        recipe.kind, recipe.seats, recipe.seed, recipe.game_id, list(recipe.bots), recipe.options, recipe.rules_version,
+        seeding=recipe.seeding,  # type: ignore[arg-type]
+        client_seeds={seat: bytes.fromhex(hex_) for seat, hex_ in recipe.client_seeds},
     )
     for _ in play(sim, list(recipe.bots), random.Random(recipe.bots_seed), timeouts=recipe.timeouts):
         pass

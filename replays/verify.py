@@ -9,6 +9,9 @@
 4. From ``initial(config, seed)``, every recorded command is decided again and must yield exactly the
    recorded events — public bytes equal, secret bytes (or, in a redacted log, the secret's digest) equal.
    The seed is the header's, or else the one ``seed_revealed`` published in the log itself.
+5. The seeding (``replays/seeds.py``): in a ``combined`` game every derived client seed and the game seed are
+   recomputed from the server seed and must be what the re-decided game drew from; each ``client_seeds`` claim (a
+   seat's ``--client-seed``) must be what the seat's ``seat_taken`` records. The verdict says how the seed was made.
 
 The first divergence is reported by seq (0 is the header), with what was expected and what was found.
 A prefix of a game that ends between two commands, with a header naming its last event, is a valid
@@ -36,9 +39,14 @@ from service.events.envelope import (
     seed_commitment,
 )
 from service.events.export import ExportHeader
+from service.events.receipt import Receipt
 from service.rules.engine import Game, rules_for
 from service.rules.errors import RuleViolation
 from service.rules.rng import RNG_ID
+
+from . import seeds
+from .receipts import Keys, ReceiptReport, signature_ok
+from .receipts import check as check_receipts
 
 
 class Divergence(msgspec.Struct, frozen=True):
@@ -67,7 +75,12 @@ class Verdict(msgspec.Struct, kw_only=True):
     redecided: bool = False
     secrets_checked: int = 0
     secrets_unchecked: list[int] = []
+    receipts: ReceiptReport | None = None
     notes: list[str] = []
+    seeding: str = ""
+    """How the seed was made, for a person (``seeds.describe``)."""
+    game_seed: str | None = None
+    """The seed the re-decided game drew from after its last seat (hex): a combined game's derived seed."""
 
     def summary(self) -> str:
         if not self.ok:
@@ -78,6 +91,10 @@ class Verdict(msgspec.Struct, kw_only=True):
         if self.secrets_unchecked:
             seqs = _ranges(self.secrets_unchecked)
             parts.append(f"{len(self.secrets_unchecked)} secrets not checked, the seed is needed (seqs {seqs})")
+        if self.receipts is not None:
+            parts.append(receipts_part(self.receipts))
+        if self.seeding:
+            parts.append(self.seeding)
         return "; ".join(parts) + "".join(f"; {n}" for n in self.notes)
 
 
@@ -101,17 +118,68 @@ def _short(value: object, limit: int = 240) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def receipts_part(report: ReceiptReport) -> str:
+    text = f"{report.checked} receipts agree (the latest of version {report.latest})"
+    text += ", each signature checked" if report.signatures else "; signatures not checked: give --key (GET /keys)"
+    if report.set_aside:
+        text += (f"; {len(report.set_aside)} receipts set aside, their signature not the service's under the keys given "
+                 f"(versions {_ranges(sorted(set(report.set_aside)))}): they prove nothing either way")
+    return text + (f"; {report.other_games} receipts of other games set aside" if report.other_games else "")
+
+
 def verify(
     header: ExportHeader,
     envelopes: list[Envelope],
     *,
     commitment: str | None = None,
+    client_seeds: dict[int, str] | None = None,
     progress: Callable[[int], None] | None = None,
+    receipts: list[Receipt] | None = None,
+    keys: Keys | None = None,
 ) -> Verdict:
-    """Check the log; ``commitment`` is the seed commitment a player was shown at the start, if they kept it."""
+    """Check the log; ``commitment`` is the seed commitment a player was shown at the start, if they kept it, and
+    ``client_seeds`` the client seed each of those seats says it sent (seat → 64 hex digits). ``receipts`` (and the
+    ``keys`` that signed them) are what players were shown: the log must agree with each (replays/receipts.py), and
+    the export's own receipt too, when it has one."""
+    verdict = _verify_log(header, envelopes, commitment, progress, client_seeds)
+    if verdict.ok and (receipts is not None or keys is not None or header.receipt is not None):
+        _check_receipts(header, envelopes, receipts, keys, verdict)
+    return verdict
+
+
+def _check_receipts(header: ExportHeader, envelopes: list[Envelope], given: list[Receipt] | None, keys: Keys | None,
+                    verdict: Verdict) -> None:
+    """The players' receipts (``given``) and the export's own against the log. The export's own is checked even with
+    no key (a file whose header receipt names another head than its log contradicts itself); the players' must hold
+    at least one receipt of this game that counts, or they are no check of it at all."""
+    own = [header.receipt] if header.receipt is not None else []
+    report = check_receipts(header.game_id, envelopes, [*(given or []), *own], keys)
+    verdict.receipts = report
+    mine = [r for r in given or [] if r.game_id == header.game_id]
+    counted = [r for r in mine if keys is None or signature_ok(r, keys)]
+    if given is not None and not mine:
+        detail = f"{len(given)} receipts, none of game {header.game_id}"
+        verdict.ok, verdict.divergence = False, Divergence(0, "receipts", f"receipts of game {header.game_id}", detail)
+    elif given is not None and not counted:
+        detail = f"{len(mine)} receipts of game {header.game_id}, none signed by a key given"
+        verdict.ok, verdict.divergence = False, Divergence(0, "receipts", "a receipt signed by the service", detail)
+    elif (d := report.disagreement) is not None:
+        says = (f"the receipt of version {d.version}, signed by the service, says", "the log has")
+        if keys is None:
+            says = (f"the receipt of version {d.version} (its signature not checked) says", "the log has")
+        verdict.ok, verdict.divergence = False, Divergence(d.version, f"receipt: {d.what}", d.receipt, d.log, says)
+
+
+def _verify_log(
+    header: ExportHeader,
+    envelopes: list[Envelope],
+    commitment: str | None,
+    progress: Callable[[int], None] | None,
+    client_seeds: dict[int, str] | None,
+) -> Verdict:
     fast = _verify_exact(header, envelopes, commitment, progress)
     if fast is not None:
-        return fast
+        return _with_seeding(header, envelopes, fast, client_seeds)
     verdict = Verdict(game_id=header.game_id, events=len(envelopes), head=envelopes[-1].hash if envelopes else GENESIS)
     try:
         seed = _check_header(header, commitment)
@@ -123,6 +191,7 @@ def verify(
         else:
             game = _redecide(header, envelopes, seed, progress)
             verdict.redecided = True
+            verdict.game_seed = _drawn_from(game)
             # Re-deciding reproduced every withheld secret and matched it to its digest.
             verdict.secrets_checked += len(verdict.secrets_unchecked)
             verdict.secrets_unchecked = []
@@ -130,7 +199,50 @@ def verify(
                 verdict.notes.append(f"the game goes on after version {game.version}: this log is a prefix of it")
     except _Rejected as r:
         verdict.ok, verdict.divergence = False, r.divergence
+    return _with_seeding(header, envelopes, verdict, client_seeds) if verdict.ok else verdict
+
+
+def _drawn_from(game: Game) -> str | None:
+    state = game.state
+    return state.game_seed.hex() if getattr(state, "game_seed", None) is not None else None
+
+
+def _with_seeding(header: ExportHeader, envelopes: list[Envelope], verdict: Verdict, claims: dict[int, str] | None) -> Verdict:
+    """The seeding checks (``replays/seeds.py``) on a log that verified otherwise, and the verdict's word on it."""
+    seeding = seeds.seeding_of(envelopes)
+    if seeding is None:
+        return verdict
+    verdict.seeding = seeds.describe(seeding)
+    try:
+        created = msgspec.json.decode(envelopes[0].public)
+        _mismatch(seeds.check_legacy(seeding, key_id=isinstance(created, dict) and created.get("key_id") is not None))
+        if claims:
+            _mismatch(seeds.check_claims(seeding, claims))
+        if verdict.redecided and seeding.mode == "combined" and seeding.complete:
+            server_seed = _server_seed(header, envelopes)
+            game_seed, wrong = seeds.check(seeding, server_seed)
+            _mismatch(wrong)
+            assert game_seed is not None
+            if verdict.game_seed != game_seed.hex():
+                _fail(seeding.last_seq, "game seed (the deal was not drawn from the seed the client seeds derive)",
+                      f"{game_seed.hex()} (HMAC-SHA256 of the server seed over every seat's client seed)",
+                      f"a game drawn from {verdict.game_seed}")
+    except _Rejected as r:
+        verdict.ok, verdict.divergence = False, r.divergence
     return verdict
+
+
+def _mismatch(m: seeds.Mismatch | None) -> None:
+    if m is not None:
+        _fail(m.seq, m.what, m.expected, m.found, m.says)
+
+
+def _server_seed(header: ExportHeader, envelopes: list[Envelope]) -> bytes:
+    """The server seed of a log that verified: the header's, else the one ``seed_revealed`` published."""
+    if header.seed is not None:
+        return bytes.fromhex(header.seed)
+    revealed = next(env for env in reversed(envelopes) if env.type == "seed_revealed")
+    return bytes.fromhex(msgspec.json.decode(revealed.public)["seed"])
 
 
 def _verify_exact(
@@ -173,6 +285,7 @@ def _verify_exact(
     except (_Rejected, msgspec.ValidationError):
         return None
     verdict.redecided = True
+    verdict.game_seed = _drawn_from(game)
     verdict.secrets_checked = sum(env.secret_digest is not None for env in envelopes)
     if game.rules.status_of(game.state) != "finished":
         verdict.notes.append(f"the game goes on after version {game.version}: this log is a prefix of it")
@@ -277,6 +390,9 @@ def _check_created(header: ExportHeader, first: Envelope) -> None:
     recorded = created.get("seed_commitment")
     if recorded != header.seed_commitment:
         _fail(0, "seed commitment in the header", f"{recorded} (as game_created records it)", header.seed_commitment)
+    seeding = created.get("seeding", "legacy")
+    if header.seeding is not None and header.seeding != seeding:
+        _fail(0, "seeding in the header", f"{seeding} (as game_created records it)", header.seeding)
     config = created.get("config")
     if config != msgspec.json.decode(header.config):
         expected = f"{canonical(config).decode()} (as game_created records it)"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from service.bots import Bot, bot, next_move
 from service.events.base import Player
-from service.events.common import Create, TakeSeat, Timeout
+from service.events.common import Create, Seeding, TakeSeat, Timeout
 from service.events.envelope import Envelope
 from service.rules.engine import Game, rules_for
 
@@ -39,14 +39,21 @@ def new_game(
     bots: list[str],
     options: dict | None = None,
     rules_version: int | None = None,
+    *,
+    seeding: Seeding = "legacy",
+    client_seeds: dict[int, bytes] | None = None,
 ) -> Simulation:
-    """A game created and seated with ``bots``, under the kind's current rules unless ``rules_version`` says which."""
+    """A game created and seated with ``bots``, under the kind's current rules unless ``rules_version`` says which.
+
+    ``seeding`` is the game's (``docs/rng.md``): by default ``legacy``, the seed used as is, which is what every
+    recorded simulation replays; ``combined`` seats seat *i* with ``client_seeds[i]`` where given (else derived)."""
     rules = rules_for(kind)
     config = rules.CONFIG(seats=seats, **(options or {}))
     sim = Simulation(Game.new(kind, game_id, config, seed, rules_version))
-    sim.send(Create(), None)
+    sim.send(Create(seeding=seeding), None)
     for i, name in enumerate(bots):
-        sim.send(TakeSeat(player=Player(name=f"{name}-{i}", bot=name)), None)
+        brought = (client_seeds or {}).get(i)
+        sim.send(TakeSeat(player=Player(name=f"{name}-{i}", bot=name), client_seed=brought.hex() if brought else None), None)
     return sim
 
 

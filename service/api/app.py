@@ -21,13 +21,14 @@ from service.events.stores import open_store_checked
 from service.projections import Projector
 
 from . import errors, web
-from .games import Games
+from .games import Games, now_ms
 from .limits import CommandLimiter, Limiter, limits_of
 from .live import bp as live_bp
 from .openapi import spec
 from .routes import bp
 from .runner import Runner
 from .settings import Settings
+from .signing import KeyringError, Receipts, keyring_at
 from .tournaments import bp as tournaments_bp
 
 log = logging.getLogger("free_parking")
@@ -55,12 +56,15 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
 
     @app.before_server_start
     async def _open(app: Sanic) -> None:
+        receipts = receipts_for(settings)
         store, durability = await open_store_for(settings)
         log.info("store: %s (%s); durability: %s", store.name, settings.redis_url or settings.data_dir, durability.guarantee)
         app.ctx.store = store
         app.ctx.durability = durability
+        app.ctx.receipts = receipts
         app.ctx.games = Games(
-            store, cache_size=settings.cache_size, bot_delay_ms=settings.bot_delay_ms, idle_ms=settings.idle_close_ms
+            store, cache_size=settings.cache_size, bot_delay_ms=settings.bot_delay_ms, idle_ms=settings.idle_close_ms,
+            key_id=receipts.key_id if receipts else None,
         )
         limits = limits_of(settings)
         app.ctx.limiter = Limiter(store, limits)
@@ -89,6 +93,18 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
 class StartupRefused(Exception):
     """The service cannot start as configured (the store unreachable, a durability it cannot have, a journal only
     ``--repair`` may cut, a data folder it cannot use): one line that says what to do, for the operator."""
+
+
+def receipts_for(settings: Settings) -> Receipts | None:
+    """The signer of receipts (``None`` when they are off): the keyring, made at the first start."""
+    if not settings.receipts:
+        return None
+    try:
+        return Receipts(keyring_at(settings.keys_folder, now_ms(), settings.signing_key))
+    except KeyringError as e:
+        raise StartupRefused(str(e)) from e
+    except OSError as e:
+        raise StartupRefused(f"the keys folder {settings.keys_folder} cannot be used: {e.strerror or e}") from e
 
 
 async def open_store_for(settings: Settings) -> tuple[Store, Durability]:

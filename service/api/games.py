@@ -41,6 +41,14 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+class At(msgspec.Struct, frozen=True):
+    """Where a game's log stood when a read was answered: what its receipt signs."""
+
+    version: int
+    head: str
+    at: int
+
+
 class Executed(msgspec.Struct, frozen=True):
     """A command's answer: its events (first answer, for a repeated command id) and the game after."""
 
@@ -50,8 +58,11 @@ class Executed(msgspec.Struct, frozen=True):
 
 
 class Games:
-    def __init__(self, store: Store, *, cache_size: int = 20_000, bot_delay_ms: int = 0, idle_ms: int = 0) -> None:
+    def __init__(
+        self, store: Store, *, cache_size: int = 20_000, bot_delay_ms: int = 0, idle_ms: int = 0, key_id: str | None = None
+    ) -> None:
         self.store = store
+        self.key_id = key_id  # the key that signs receipts, recorded in each new game's ``game_created``
         self.idle_ms = idle_ms  # a game nobody moved in for this long is closed (0: never; see schedule.idle_due)
         self.cache: OrderedDict[str, Game] = OrderedDict()
         self.cache_size = cache_size
@@ -175,9 +186,12 @@ class Games:
     ) -> Game:
         """Create a game; a tournament names its table's id (in its partition) and adds its own ``meta``.
 
-        A ``seed`` given here was chosen (by the admin, or by a solitaire player): kinds that keep statistics mark it."""
+        A ``seed`` given here was chosen (by the admin, or by a solitaire player): kinds that keep statistics mark it, and
+        the game is ``fixed`` — dealt from that seed as is. Any other game is ``combined``: its seed is derived, when the
+        last seat is taken, from the seed drawn here (committed now) and every seat's client seed (docs/rng.md)."""
         config = self.config(kind, seats, options, seed_chosen=seed is not None)
         game_id = game_id or "g_" + secrets.token_hex(8)
+        seeding = "fixed" if seed is not None else "combined"
         seed = seed if seed is not None else secrets.token_bytes(32)
         game = Game.new(kind, game_id, config, seed)
         created_at = now_ms()
@@ -189,17 +203,25 @@ class Games:
             "created_at": str(created_at),
             "seats": str(seats),
         }
-        await self._append(game, Create(), None, None, "", meta=meta, now=created_at)
+        await self._append(game, Create(seeding=seeding, key_id=self.key_id), None, None, "", meta=meta, now=created_at)
         self._remember(game)
         return game
 
     async def seat(
-        self, game_id: str, player: Player, reserved: frozenset[str] = frozenset(), *, tournament: str | None = None
+        self,
+        game_id: str,
+        player: Player,
+        reserved: frozenset[str] = frozenset(),
+        *,
+        tournament: str | None = None,
+        client_seed: str | None = None,
     ) -> tuple[Game, int]:
         """Seat ``player`` in the next free seat; the game deals when the last is taken. Seats ``reserved`` for
         registered players (a tournament's) are kept for them: others may take only the seats left over. At a table
         of a ``tournament`` a registered player takes one seat in the whole tournament: the append claims it, and
-        refuses a player who holds one at another table (reserved there, or already seated)."""
+        refuses a player who holds one at another table (reserved there, or already seated). ``client_seed`` is the one the
+        player sent (64 lowercase hex, checked at the edge); ``seat_taken`` records it, or one derived for a seat that sent
+        none."""
         claim = {}
         if tournament is not None and player.player_id and not (player.guest or player.bot):
             claim = {"claims": self.store.keys.tournament_seats(tournament), "claim": player.player_id}
@@ -208,7 +230,7 @@ class Games:
             self.check_seat(game, player, reserved)
             try:
                 taken = sum(st.player is not None for st in game.state.seats) + 1  # for GET /games
-                executed = await self._append(game, TakeSeat(player=player), None, None, "", meta={"taken": str(taken)}, **claim)
+                executed = await self._append(game, TakeSeat(player=player, client_seed=client_seed), None, None, "", meta={"taken": str(taken)}, **claim)
             except _Conflict:
                 continue
             except _Claimed as c:
@@ -356,14 +378,14 @@ class Games:
 
     # --- reads --------------------------------------------------------------------------------
 
-    async def events(self, game_id: str, after: int, limit: int, reveal: Callable[[Game], bool]) -> tuple[int, str, list[Envelope]]:
-        """The events after ``after`` (at most ``limit``), up to the version the game is at now, with that version and
-        its head: one state answers it all, and ``reveal`` (may the caller see every secret?) is asked of it too."""
+    async def events(self, game_id: str, after: int, limit: int, reveal: Callable[[Game], bool]) -> tuple[At, list[Envelope]]:
+        """The events after ``after`` (at most ``limit``), up to the version the game is at now, with that version, its
+        head and time: one state answers it all, and ``reveal`` (may the caller see every secret?) is asked of it too."""
         game = await self.fresh(game_id)
-        version, head, shown = game.version, game.head, reveal(game)
-        count = min(limit, version - after)
+        at, shown = At(game.version, game.head, game.last_at), reveal(game)
+        count = min(limit, at.version - after)
         envelopes = await self.store.read(game_id, after=after, count=count) if count > 0 else []
-        return version, head, envelopes if shown else [redacted(e) for e in envelopes]
+        return at, envelopes if shown else [redacted(e) for e in envelopes]
 
 
 class _Conflict(Exception):

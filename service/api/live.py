@@ -27,6 +27,7 @@ import msgspec
 from sanic import Blueprint, HTTPResponse, Request
 
 from service.events.envelope import Envelope, redacted
+from service.events.receipt import Receipt
 
 from .errors import ApiError
 from .openapi import REF, component, doc
@@ -47,8 +48,12 @@ PING_SECONDS = 15.0
 BATCH = 500  # events read (and sent) per round trip
 
 
-def _message(env: Envelope) -> bytes:
-    return b"id: %d\nevent: %s\ndata: %s\n\n" % (env.seq, env.type.encode(), _json.encode(env))
+def _message(env: Envelope, receipt: Receipt | None) -> bytes:
+    """One event's message: its envelope's JSON with the receipt of the version it makes added as ``receipt``."""
+    data = _json.encode(env)
+    if receipt is not None:
+        data = data[:-1] + b',"receipt":' + _json.encode(receipt) + b"}"
+    return b"id: %d\nevent: %s\ndata: %s\n\n" % (env.seq, env.type.encode(), data)
 
 
 def _resume_after(request: Request) -> int:
@@ -66,7 +71,8 @@ LAST_EVENT_ID = "[0-9]{1,18}"
 SSE_EVENT = {
     "type": "object",
     "description": "One message of the stream, as an EventSource reads it: `event` the event's type, `id` its seq, `data` the "
-    "envelope's JSON as GET /games/{game_id}/events gives it (redacted the same way); the last message of a finished "
+    "envelope's JSON as GET /games/{game_id}/events gives it (redacted the same way), with `receipt`: the signed receipt of "
+    "the version that event makes (docs/fairness.md); the last message of a finished "
     "game is `event: end` with `data: {\"version\": N}`.",
     "properties": {
         "id": {"type": "string", "pattern": f"^{LAST_EVENT_ID}$"},
@@ -94,7 +100,7 @@ async def stream(request: Request, game_id: str) -> HTTPResponse | None:
     who = await _caller(request)
     after = _resume_after(request)
     games = _games(request)
-    store = request.app.ctx.store
+    store, receipts = request.app.ctx.store, request.app.ctx.receipts
     game = await games.fresh(game_id)  # 404 (and 503) before the stream starts, in the error shape
     if _finished(game) and after >= game.version:
         return HTTPResponse(status=204)
@@ -118,7 +124,8 @@ async def stream(request: Request, game_id: str) -> HTTPResponse | None:
                     break
             if batch:
                 reveal = who.admin or watch.finished  # as GET /events: everything once the game is over
-                await response.send(b"".join(_message(env if reveal else redacted(env)) for env in batch))
+                signed = (receipts.of(game_id, e.seq, e.hash, e.at) if receipts else None for e in batch)  # once per seq
+                await response.send(b"".join(_message(env if reveal else redacted(env), r) for env, r in zip(batch, signed)))
                 after, last_sent = batch[-1].seq, loop.time()
                 continue
             if watch.failed is not None:

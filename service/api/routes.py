@@ -10,8 +10,9 @@ from sanic import Blueprint, HTTPResponse, Request
 from sanic.response import ResponseStream
 
 from service.events.base import Player
-from service.events.envelope import canonical, redacted, seed_commitment
-from service.events.export import dump
+from service.events.envelope import Envelope, canonical, redacted, seed_commitment
+from service.events.export import ExportHeader, dump
+from service.events.receipt import KeyList, Receipt
 from service.projections import (
     read_audit,
     read_leaderboard,
@@ -73,6 +74,19 @@ def _actor_key(who: Caller) -> str:
     """What scopes a caller's command ids: their token's player (a registered player, or the guest of one game), never
     their seat, which a trade of places changes (API.md). The admin has no seat, so sends no commands."""
     return f"player:{who.player_id}" if who.player_id else "admin"
+
+
+def _receipt(request: Request, game_id: str, version: int, head: str, at: int) -> Receipt | None:
+    """The receipt of a game's log at ``version`` (signed once per version, whoever reads it); ``None``: receipts off."""
+    receipts = request.app.ctx.receipts
+    return receipts.of(game_id, version, head, at) if receipts is not None else None
+
+
+def _view(request: Request, game: Game, who: Caller) -> Any:
+    """The caller's view of ``game`` as it is now, with the receipt of its version."""
+    view = game.view(_seat_of(game, who), reveal=who.admin)
+    view.receipt = _receipt(request, game.game_id, game.version, game.head, game.last_at)
+    return view
 
 
 def _finished(game: Game) -> bool:
@@ -151,7 +165,8 @@ async def create_game(request: Request) -> HTTPResponse:
     await request.app.ctx.limiter.charge("games", request, who)
     game = await _games(request).create(body.kind, seats, body.options, bytes.fromhex(body.seed) if body.seed else None)
     commitment = seed_commitment(game.seed)
-    return _answer(s.GameCreatedAnswer(game.game_id, body.kind, seats, commitment, game.version, game.head), 201)
+    seeding = game.state.seeding
+    return _answer(s.GameCreatedAnswer(game.game_id, body.kind, seats, commitment, game.version, game.head, seeding), 201)
 
 
 @bp.get("/games")
@@ -190,6 +205,9 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
     if body.bot is not None and body.bot not in KINDS[game.rules.KIND].bots:
         bots = ", ".join(KINDS[game.rules.KIND].bots) or "none"
         raise ApiError(400, "invalid_request", f"A {game.rules.KIND} game seats these bots: {bots}", bot=body.bot)
+    if body.bot is not None and body.client_seed is not None:  # else whoever adds the bot would pick its seed
+        raise ApiError(400, "invalid_request", "A bot brings no client seed: the server derives one from its committed "
+                       "seed (docs/rng.md); send `client_seed` only for a person's seat", bot=body.bot)
     meta = await store.meta(game_id) or {}
     reserved = frozenset(msgspec.json.decode(meta.get("reserved", "[]"), type=list[str]))  # a tournament table's
     token: str | None = None
@@ -203,7 +221,7 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
         player = Player(name=body.name, player_id=new_id("g"), guest=True)
         Games.check_seat(await _games(request).fresh(game_id), player, reserved)  # a refused join writes no token
         token = await issue(store, TokenRecord(kind="guest", player_id=player.player_id, name=body.name, game_id=game_id))
-    game, seat = await _games(request).seat(game_id, player, reserved, tournament=meta.get("tournament"))
+    game, seat = await _games(request).seat(game_id, player, reserved, tournament=meta.get("tournament"), client_seed=body.client_seed)
     return _answer(s.SeatAnswer(seat, token or "", player.player_id or ""), 201)
 
 
@@ -212,7 +230,7 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
 async def get_game(request: Request, game_id: str) -> HTTPResponse:
     who = await _caller(request)
     game = await _games(request).fresh(game_id)
-    return _answer(game.view(_seat_of(game, who), reveal=who.admin))
+    return _answer(_view(request, game, who))
 
 
 @bp.post("/games/<game_id:str>/commands")
@@ -234,9 +252,10 @@ async def command(request: Request, game_id: str) -> HTTPResponse:
     game = executed.game
     reveal = _sees_all(game, who)
     events = executed.envelopes if reveal else [redacted(e) for e in executed.envelopes]
-    view = game.view(_seat_of(game, who), reveal=who.admin)
     last = executed.envelopes[-1]
-    return _answer(s.CommandAnswer(last.seq, last.hash, events, view))
+    # the view is of the game now (it may have gone on since, by a bot's move); the receipt is of this command's batch
+    receipt = _receipt(request, game_id, last.seq, last.hash, last.at)
+    return _answer(s.CommandAnswer(last.seq, last.hash, events, _view(request, game, who), receipt))
 
 
 def _command(game: Game, body: bytes) -> msgspec.Struct:
@@ -264,8 +283,8 @@ async def events(request: Request, game_id: str) -> HTTPResponse:
     who = await _caller(request)
     after = _int_arg(request, "after", EVENTS_AFTER[2], *EVENTS_AFTER[:2])
     limit = _int_arg(request, "limit", EVENTS_LIMIT[2], *EVENTS_LIMIT[:2])
-    version, head, envelopes = await _games(request).events(game_id, after, limit, lambda game: _sees_all(game, who))
-    return _answer(s.EventsPage(version, head, envelopes))
+    at, envelopes = await _games(request).events(game_id, after, limit, lambda game: _sees_all(game, who))
+    return _answer(s.EventsPage(at.version, at.head, envelopes, _receipt(request, game_id, at.version, at.head, at.at)))
 
 
 @bp.get("/games/<game_id:str>/audit")
@@ -371,13 +390,20 @@ async def export(request: Request, game_id: str) -> ResponseStream:
         header = export_header(game, with_seed=finished, viewer=f"seat {viewer}")
         # the seat's record is the same whoever asks: its own secrets kept, every other withheld
         envelopes = seat_record(game.rules, await request.app.ctx.store.read(game_id, count=version), viewer)
-    header = msgspec.structs.replace(header, version=len(envelopes), head=envelopes[-1].hash if envelopes else header.head)
+    header = signed_header(request, header, envelopes)
 
     async def write(response: Any) -> None:
         for line in dump(header, envelopes):
             await response.write(line)
 
     return ResponseStream(write, content_type="application/x-ndjson")
+
+
+def signed_header(request: Request, header: ExportHeader, envelopes: list[Envelope]) -> ExportHeader:
+    """The header at the log's last envelope, with that version's receipt: the export's own proof of its end."""
+    last = envelopes[-1] if envelopes else None
+    version, head, at = (last.seq, last.hash, last.at) if last else (0, header.head, 0)
+    return msgspec.structs.replace(header, version=version, head=head, receipt=_receipt(request, header.game_id, version, head, at))
 
 
 @bp.get("/games/<game_id:str>/replay")
@@ -407,6 +433,15 @@ async def replay(request: Request, game_id: str) -> HTTPResponse:
         event = s.ReplayEvent(last.seq, last.type, line)
     return _answer(s.ReplayAnswer(game_id=game_id, kind=game.rules.KIND, at=at, version=game.version, head=past.head,
                                   view=past.view(None, reveal=True), event=event, state=msgspec.Raw(canonical(past.state)), lines=lines))
+
+
+@bp.get("/keys")
+@doc("get", "/keys", "The public keys that sign receipts, with when each signs", answers={200: KeyList}, auth="none")
+async def keys(request: Request) -> HTTPResponse:
+    """Every key that ever signed (a rotated one stays listed, ``not_after`` its last day), so any receipt can be
+    checked; empty when the service signs nothing."""
+    receipts = request.app.ctx.receipts
+    return _answer(receipts.keyring.listing() if receipts is not None else KeyList(keys=[]))
 
 
 @bp.get("/openapi.json")

@@ -8,6 +8,7 @@ import msgspec
 
 from service.events.base import CommandId
 from service.events.envelope import Envelope
+from service.events.receipt import Receipt
 from service.projections.leaderboard import Leader
 from service.projections.results import PlayerResults
 from service.projections.scores import Scores
@@ -38,6 +39,11 @@ GameView = _views()
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=NAME_PATTERN)]
 describe_pattern(CommandId.__metadata__[0].pattern, "printable ASCII characters without spaces")
 SeedHex = Annotated[str, msgspec.Meta(pattern=describe_pattern("^[0-9a-fA-F]{64}$", "64 hexadecimal digits"))]
+ClientSeed = Annotated[str, msgspec.Meta(
+    # (?!\n): Python's `$` (msgspec's patterns are re.search) also matches before a final newline, ECMA's does not
+    pattern=describe_pattern(r"^[0-9a-f]{64}(?!\n)$", "64 lowercase hexadecimal digits (32 bytes)"),
+    description="32 random bytes of the player's own, as 64 lowercase hex digits: mixed into the game's seed when the "
+                "last seat is taken (docs/rng.md). Keep it: `python -m replays verify LOG --client-seed SEAT:HEX` checks it.")]
 
 
 class Request(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -101,6 +107,9 @@ class GameCreatedAnswer(msgspec.Struct):
     seed_commitment: str
     version: int
     head: str
+    seeding: Literal["combined", "fixed"] = "combined"
+    """``combined``: the seed will be derived from the committed one and every seat's client seed; ``fixed``: the seed
+    given at creation deals as is, and client seeds are recorded but change nothing (docs/rng.md)."""
 
 
 class GameSummary(msgspec.Struct):
@@ -121,6 +130,7 @@ class JoinSeat(Request):
 
     name: Name | None = None
     bot: Literal[BOT_NAMES] | None = None  # the game's kind decides which (``POST /games/{id}/seats``)
+    client_seed: ClientSeed | None = None  # a person's contribution to the seed; a bot's is derived (docs/rng.md)
 
 
 class SeatAnswer(msgspec.Struct):
@@ -134,12 +144,14 @@ class CommandAnswer(msgspec.Struct):
     head: str
     events: list[Envelope]
     view: GameView  # typed (not raw JSON) so that OpenAPI describes the view a command answers with
+    receipt: Receipt | None = None  # signs ``version`` and ``head`` (docs/fairness.md); null when receipts are off
 
 
 class EventsPage(msgspec.Struct):
     version: int
     head: str
     events: list[Envelope]
+    receipt: Receipt | None = None
 
 
 class Health(msgspec.Struct):

@@ -45,7 +45,14 @@ class Settings(msgspec.Struct, kw_only=True):
     commands_burst: int = 60  # commands one player (a token) may send at once, per worker…
     commands_per_minute: int = 600  # …and then a minute (0: commands are not limited)
     idle_close_ms: int = 24 * 3600 * 1000  # a game nobody joined or moved in for this long is closed (0: never)
+    receipts: bool = True  # sign a receipt for every version a reader is shown (docs/fairness.md); false: none
+    keys_dir: Path | None = None  # where the keyring lives (default: <data_dir>/keys), shared by every worker
+    signing_key: str | None = None  # or the signing key itself, 64 hex digits, the same for every worker and host
     proxies_count: int = 0  # proxies in front that append to X-Forwarded-For: the client is the address they saw
+
+    @property
+    def keys_folder(self) -> Path:
+        return self.keys_dir if self.keys_dir is not None else self.data_dir / "keys"
 
     @property
     def store_name(self) -> str:

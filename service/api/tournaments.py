@@ -34,7 +34,7 @@ from . import schemas as s
 from .errors import ApiError, not_found
 from .games import Games, now_ms
 from .openapi import doc
-from .routes import _answer, _arg, _caller, _decode, _games
+from .routes import _answer, _arg, _caller, _decode, _games, signed_header
 
 bp = Blueprint("tournaments")
 
@@ -210,8 +210,7 @@ async def export(request: Request, tournament_id: str) -> HTTPResponse | Respons
     exports: list[Export] = []
     for game in tables:
         envelopes = await request.app.ctx.store.read(game.game_id, count=game.version)
-        header = export_header(game, with_seed=True)
-        header = msgspec.structs.replace(header, version=len(envelopes), head=envelopes[-1].hash if envelopes else header.head)
+        header = signed_header(request, export_header(game, with_seed=True), envelopes)
         exports.append((header, envelopes))
     manifest = Manifest(
         tournament_id=record.tournament_id, name=record.name, kind=record.kind, options=msgspec.Raw(canonical(record.options)),

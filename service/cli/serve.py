@@ -21,7 +21,7 @@ from pathlib import Path
 from sanic import Sanic
 from sanic.worker.loader import AppLoader
 
-from service.api.app import StartupRefused, create_app, open_store_for
+from service.api.app import StartupRefused, create_app, open_store_for, receipts_for
 from service.api.settings import Settings
 
 
@@ -50,6 +50,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bot-delay-ms", type=int, default=env.bot_delay_ms, help="how long server-seated bots wait before they move")
     p.add_argument("--idle-close-ms", type=int, default=env.idle_close_ms,
                    help=f"close a game nobody joined or moved in for this long (default {env.idle_close_ms}: 24 h; 0: never)")
+    keys = p.add_argument_group("receipts: every view and answer signed (docs/fairness.md)")
+    keys.add_argument("--keys", dest="keys_dir", type=Path, default=env.keys_dir,
+                      help="the keyring's folder, the same for every worker (default: <data>/keys; or give the key itself "
+                           "in FREE_PARKING_SIGNING_KEY)")
+    keys.add_argument("--no-receipts", dest="receipts", action="store_false", default=env.receipts,
+                      help="sign nothing (FREE_PARKING_RECEIPTS=false): for measuring what signing costs")
     limits = p.add_argument_group("limits on new players and games, per client address and per player (docs/limits.md)")
     limits.add_argument("--no-rate-limits", dest="rate_limits", action="store_false", default=env.rate_limits,
                         help="no limit at all (FREE_PARKING_RATE_LIMITS=false)")
@@ -80,6 +86,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
             "cluster": args.cluster,
             "allow_volatile": args.allow_volatile,
             "bot_delay_ms": args.bot_delay_ms,
+            "keys_dir": args.keys_dir,
+            "receipts": args.receipts,
             **{f: getattr(args, f) for f in LIMIT_FIELDS},
         }
     )
@@ -105,6 +113,8 @@ def _serve(settings: Settings) -> None:
 
 
 async def _preflight(settings: Settings) -> None:
+    """Before any worker starts: the store answers, and the keyring exists (so every worker signs with one key)."""
+    receipts_for(settings)
     store, _ = await open_store_for(settings)
     await store.close()
 

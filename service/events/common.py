@@ -9,9 +9,14 @@ import msgspec
 from .base import Command, Event, Player
 
 Seat = Annotated[int, msgspec.Meta(ge=0, le=7)]
-Hex64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+Hex64 = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}(?!\n)$")]
 CardId = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
 Millis = Annotated[int, msgspec.Meta(ge=0, le=2**62)]
+Seeding = Literal["legacy", "combined", "fixed"]
+"""How a game's seed was made (``docs/rng.md``): ``combined`` — derived, when the last seat is taken, from the committed
+server seed and every seat's client seed; ``fixed`` — a seed the admin (or a solitaire player) chose, used as is;
+``legacy`` — the server seed used as is, by a log from before client seeds (the default, so old logs read as they were)."""
+ClientSeedFrom = Literal["player", "server"]
 
 
 class GameCreatedBase(Event, kw_only=True):
@@ -21,11 +26,20 @@ class GameCreatedBase(Event, kw_only=True):
     seed_commitment: Hex64
     rules_version: int
     rng: str
+    seeding: Seeding = "legacy"
+    key_id: str | None = None  # the key that signs the game's receipts (GET /keys); absent: none did
 
 
 class SeatTaken(Event, tag="seat_taken"):
+    """A seat is taken. ``client_seed`` is the seat's contribution to the game's seed, public from the start:
+    brought by the ``player`` who joined, or, where none was sent, derived from the ``server``'s seed
+    (``rng.client_seed_for``). A ``combined`` game records one for every seat; a ``fixed`` one only a seed a player
+    sent (it plays no part in the deal); a ``legacy`` log none."""
+
     seat: int
     player: Player
+    client_seed: Hex64 | None = None
+    client_seed_from: ClientSeedFrom | None = None
 
 
 class GameClosed(Event, tag="game_closed"):
@@ -42,13 +56,19 @@ class SeedRevealed(Event, tag="seed_revealed"):
 
 
 class Create(Command, tag="create"):
-    """Server only: records the game's creation as its first event."""
+    """Server only: records the game's creation as its first event, how its seed is made (``seeding``), and the key
+    that signs its receipts."""
+
+    seeding: Seeding = "legacy"
+    key_id: str | None = None
 
 
 class TakeSeat(Command, tag="take_seat"):
-    """Server only: the API seats a player (or bot) after checking who asks."""
+    """Server only: the API seats a player (or bot) after checking who asks; ``client_seed`` is the one the player
+    sent, if any (32 bytes as 64 lowercase hex digits)."""
 
     player: Player
+    client_seed: Hex64 | None = None
 
 
 class Timeout(Command, tag="timeout"):

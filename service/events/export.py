@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 import msgspec
 
 from .envelope import Envelope, canonical
+from .receipt import Receipt
 
 
 class ExportHeader(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True):
@@ -20,6 +21,11 @@ class ExportHeader(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True
     head: str
     seed: str | None = None
     viewer: str | None = None
+    receipt: Receipt | None = None  # the service's signature of ``version`` and ``head``, when it signs (fairness.md)
+    seeding: str | None = None
+    """How the seed is made, as ``game_created`` says (``combined`` or ``fixed``); absent for a ``legacy`` game. The
+    server seed is ``seed`` (once revealed); a combined game's seed is derived from it and the client seeds its
+    ``seat_taken`` events record (docs/rng.md), so the export needs nothing more to check the derivation."""
 
 
 class ExportError(ValueError):

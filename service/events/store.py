@@ -287,17 +287,24 @@ class Store:
     async def _op_drop_projections(self) -> int:
         prefix = f"{self.keys.ns}:proj:"
         scores, audit = f"{prefix}scores:", f"{prefix}audit:"
-        names = [k.decode() async for k in self.r.scan_iter(match=f"{prefix}*", count=1000)]
-        games = {n[len(p) :] for n in names for p in (scores, audit) if n.startswith(p)}
         dropped = 0
         # cross-slot read models (players' results) first: a projector still running re-adds a finished game's result
         # only while that game's own read model is still there, and then the replay of the game upserts it again
-        for name in names:
+        for name in await self._proj_keys(prefix):
             if not name.startswith((scores, audit)):
                 dropped += await self.r.delete(name)
+        # then the games' read models, listed only now, after those deletes: a listing made before them misses a game
+        # that a projector brings from nothing to its end in between — its result upserted into a key deleted above,
+        # its own read model kept with the checkpoint at the end, so nothing would write that result again. A game's
+        # read model first written after this listing began was written after the deletes, and its projector upserts
+        # the result once more after that write: it may stay.
+        games = {n[len(p) :] for n in await self._proj_keys(prefix) for p in (scores, audit) if n.startswith(p)}
         for game in games:  # a game's read model and its audit list in one DEL (one slot): never one without the other
             dropped += await self.r.delete(scores + game, audit + game)
         return dropped
+
+    async def _proj_keys(self, prefix: str) -> list[str]:
+        return [k.decode() async for k in self.r.scan_iter(match=f"{prefix}*", count=1000)]
 
     async def _op_claim_seats(self, tournament_id: str, seats: dict[str, str]) -> None:
         if seats:

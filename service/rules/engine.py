@@ -170,6 +170,7 @@ def export_header(game: Game, *, with_seed: bool, viewer: str | None = None) -> 
         head=game.head,
         seed=game.seed.hex() if with_seed else None,
         viewer=viewer,
+        seeding=None if game.state.seeding == "legacy" else game.state.seeding,
     )
 
 

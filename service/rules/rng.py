@@ -63,3 +63,29 @@ def _words(seed: bytes, name: str) -> Iterator[int]:
 def shuffle(seed: bytes, stream: str, items: Sequence[T]) -> list[T]:
     """Shuffle ``items`` with a fresh stream: the common case, one decision per stream."""
     return Stream(seed, stream).shuffled(items)
+
+
+# --- the game's seed: the server's committed seed combined with every seat's client seed (docs/rng.md) -----------
+
+CLIENT_SEED_DOMAIN = b"free-parking/client-seed/v1"
+GAME_SEED_DOMAIN = b"free-parking/game-seed/v1"
+SEED_BYTES = 32
+
+
+def client_seed_for(server_seed: bytes, seat: int) -> bytes:
+    """The client seed of a seat that brought none (a bot, or a person who sent none):
+    ``HMAC-SHA256(key=server_seed, msg=utf8(f"free-parking/client-seed/v1:{seat}"))``. It is fixed by the commitment
+    to the server seed, so the operator cannot pick it after seeing the seats that brought their own."""
+    return hmac.digest(server_seed, CLIENT_SEED_DOMAIN + b":%d" % seat, "sha256")
+
+
+def game_seed(server_seed: bytes, client_seeds: Sequence[bytes]) -> bytes:
+    """The seed every random stream of a ``combined`` game is keyed with, from the last seat on:
+    ``HMAC-SHA256(key=server_seed, msg=utf8("free-parking/game-seed/v1") ‖ client_seed[0] ‖ … ‖ client_seed[n-1])``,
+    one 32-byte client seed per seat in seat order."""
+    if not client_seeds:
+        raise ValueError("a game seed needs every seat's client seed, and there are none")
+    for seat, seed in enumerate(client_seeds):
+        if len(seed) != SEED_BYTES:
+            raise ValueError(f"the client seed of seat {seat} has {len(seed)} bytes, not {SEED_BYTES}")
+    return hmac.digest(server_seed, GAME_SEED_DOMAIN + b"".join(client_seeds), "sha256")

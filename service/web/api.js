@@ -1,4 +1,5 @@
 // The public HTTP API (../shared/API.md) through fetch, and the tokens this browser keeps in localStorage.
+import { clientSeedFor, rememberClientSeed } from "./evidence.js";
 
 const PLAYER_KEY = "fp.player";   // {player_id, name, token} from POST /players
 const SEATS_KEY = "fp.seats";     // {game_id: token} for seats taken as a guest (or as the player)
@@ -55,12 +56,15 @@ export async function register(name) {
   return p;
 }
 
-/** Take a seat: with the player's token if registered, else as a guest called `name`. */
+/** Take a seat: with the player's token if registered, else as a guest called `name`; with a client seed of this
+ *  browser's own (docs/rng.md), kept with the game's evidence (evidence.js). */
 export async function join(gameId, name) {
   const p = player();
-  const body = p ? {} : { name: name || "Guest" };
+  const clientSeed = clientSeedFor(gameId);  // the same one if this join is tried again
+  const body = p ? { client_seed: clientSeed } : { name: name || "Guest", client_seed: clientSeed };
   const answer = await post(`/games/${gameId}/seats`, body, p ? p.token : undefined);
   rememberSeat(gameId, answer.token || (p && p.token));
+  rememberClientSeed(gameId, answer.seat, clientSeed);
   return answer;
 }
 

@@ -2,6 +2,7 @@
 // Hash routes: #/ (lobby), #/games/{id} (play with this browser's token), #/games/{id}/watch (spectate),
 // #/replay/{id} (a finished game, event by event). Only the public HTTP API, through api.js.
 import * as api from "./api.js";
+import { evidencePanel } from "./evidence.js";
 import { h } from "./tables/common.js";
 import { TABLES, tableFor } from "./tables/index.js";
 
@@ -122,13 +123,16 @@ function gamePage(gameId, watch) {
   const head = h("div.game-head");
   const seatsBox = h("div.seats-box");
   const tableEl = h("div.table#table", { dataset: { game: gameId } });
-  main.replaceChildren(head, seatsBox, tableEl);
+  const evidence = evidencePanel(gameId);   // every receipt this page is shown is kept and checked
+  main.replaceChildren(head, seatsBox, tableEl, evidence.root);
   let shown = null;
   let current = null;
   let useToken = token;
 
   const show = (view) => {
     current = view;
+    evidence.receive(view.receipt);
+    if (view.status === "finished") evidence.finished();
     const key = `${view.version}:${view.seat}:${view.status}`;
     if (key === shown) return;
     shown = key;
@@ -158,6 +162,7 @@ function gamePage(gameId, watch) {
   ctx.send = async (command) => {
     try {
       const answer = await api.send(gameId, command, current.version, useToken);
+      evidence.receive(answer.receipt);   // the receipt of this command's batch (the view's may be of a later version)
       show(answer.view);
     } catch (e) {
       flash(e.status === 409 ? "Someone acted first: the table is refreshed." : e.message, e.status === 409 ? "info" : "error");
@@ -205,7 +210,11 @@ function gamePage(gameId, watch) {
         if (done) break;
         const lines = (rest + decoder.decode(value, { stream: true })).split("\n");
         rest = lines.pop();
-        if (lines.some((l) => l.startsWith("data:"))) refresh().catch(() => {});
+        const data = lines.filter((l) => l.startsWith("data:"));
+        for (const l of data) {
+          try { evidence.receive(JSON.parse(l.slice(5)).receipt); } catch { /* not JSON: nothing to keep */ }
+        }
+        if (data.length) refresh().catch(() => {});
       }
     } catch { /* aborted, or the service has no stream: polling carries on */ }
     finally { streaming = false; }

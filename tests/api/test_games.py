@@ -38,8 +38,8 @@ async def test_creating_a_game_commits_to_a_seed_that_is_revealed_at_the_end(api
     r = await api.post("/games", json={"kind": "free-parking", "seats": 2, "options": {"response_seconds": 5}})
     assert r.status_code == 201, r.text
     created = r.json()
-    assert set(created) == {"game_id", "kind", "seats", "seed_commitment", "version", "head"}
-    assert (created["kind"], created["seats"], created["version"]) == ("free-parking", 2, 1)
+    assert set(created) == {"game_id", "kind", "seats", "seed_commitment", "version", "head", "seeding"}  # API.md's, and how the seed is made
+    assert (created["kind"], created["seats"], created["version"], created["seeding"]) == ("free-parking", 2, 1, "combined")
     assert HEX64.match(created["seed_commitment"]) and HEX64.match(created["head"])
     v = await view(api, created["game_id"])
     assert (v["status"], v["version"], v["head"]) == ("waiting", 1, created["head"])

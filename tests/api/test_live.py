@@ -35,8 +35,8 @@ SEED = find_seed(holds("M"), seats=3)
 
 async def read_stream(api, game_id: str, headers: dict | None = None, *, params: dict | None = None, stop_after: int | None = None,
                       timeout: float = 60) -> tuple[list[dict], list[str]]:
-    """The messages of one stream, until it ends (or after ``stop_after`` events): ``[{"id", "event", "data"}]``,
-    and the comment lines seen."""
+    """The messages of one stream, until it ends (or after ``stop_after`` events): ``[{"id", "event", "data",
+    "receipt"}]`` (``data`` the envelope, ``receipt`` the one it carried), and the comment lines seen."""
     messages: list[dict] = []
     comments: list[str] = []
 
@@ -52,6 +52,8 @@ async def read_stream(api, game_id: str, headers: dict | None = None, *, params:
                     if message:
                         if "data" in message:
                             message["data"] = json.loads(message["data"])
+                            if isinstance(message["data"], dict) and "receipt" in message["data"]:  # test_evidence.py
+                                message["receipt"] = message["data"].pop("receipt")  # the rest is the envelope
                         messages.append(message)
                         message = {}
                         if stop_after is not None and sum("id" in m for m in messages) >= stop_after:

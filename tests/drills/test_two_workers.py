@@ -80,3 +80,11 @@ def test_a_worker_whose_cache_predates_a_trade_refuses_the_seat_the_player_left(
     mine = b.request("GET", f"/games/{game_id}", headers=bearer(ann))[1]["you"]["hand"]
     status, answer = b.request("POST", f"/games/{game_id}/commands", {"type": "discard", "card": mine[0]["id"]}, bearer(ann))
     assert status == 200 and answer["events"][0]["actor"] == "seat:1", answer
+
+    # both workers sign with the one key made before they started: the same receipt for the same version
+    status, seen_a = a.request("GET", f"/games/{game_id}")
+    status, seen_b = b.request("GET", f"/games/{game_id}")
+    if seen_a["version"] == seen_b["version"]:
+        assert seen_a["receipt"] == seen_b["receipt"]
+    assert seen_a["receipt"]["key_id"] == seen_b["receipt"]["key_id"]
+    assert a.request("GET", "/keys")[1] == b.request("GET", "/keys")[1]

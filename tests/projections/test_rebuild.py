@@ -12,7 +12,7 @@ import pytest
 from service.cli import projections as cli
 from service.events.embedded import EmbeddedStore
 from service.events.keys import PARTITIONS
-from service.projections import Projector, project_game, read_scores, rebuild
+from service.projections import Projector, project_game, read_results, read_scores, rebuild, registered
 from service.projections.projector import Stats
 from service.projections.rebuild import all_games, read_all
 from tests.projections.helpers import Feeder, Played, assert_projected, pending, shared_games, snapshot
@@ -100,6 +100,59 @@ async def test_racing_applies_of_one_game_write_each_event_once(store, few: list
     assert stats.events == g.version
     assert stats.conflicts > 0  # they did race: the compare-and-set turned the losers away
     await assert_projected(store, [g])
+
+
+async def test_a_game_projected_while_the_rebuild_drops_keeps_its_results(store, few: list[Played], monkeypatch):
+    """A projector brings a game from nothing to its end while ``drop_projections`` runs: after the drop listed the
+    keys (the game had no read model yet) and before it deleted the player's results (which then held the game's
+    result). The rebuild must still end with that result, counted once.
+
+    The interleaving is driven, not timed: the drop's delete of the player's results key first lets the projector
+    apply the whole game. On the embedded store the drop is one write under the store's lock, so the projector's
+    writes wait for it to end (the same steps, in the only order that store allows)."""
+    first, late, player = _two_games_of_one_player(few)
+    feeder = Feeder(store, [first, late])
+    await feeder.append_all(first)
+    await Projector(store, "early").catch_up()  # the player's results key exists: the drop lists it and deletes it
+    await feeder.append_all(late)  # appended, never projected: no read model of it for the drop to list
+    results_key = store.keys.projection("results", player)
+    real_delete = store.r.delete
+    meanwhile: list[asyncio.Task] = []
+
+    async def delete(*keys):
+        if not meanwhile and results_key in [k.decode() if isinstance(k, bytes) else k for k in keys]:
+            meanwhile.append(asyncio.create_task(project_game(store, late.game_id)))
+            if store.name != "embedded":  # nothing holds a projector back while the drop runs on Redis
+                await meanwhile[0]
+                assert (await read_results(store, player))[0].games.keys() == {first.game_id, late.game_id}
+        return await real_delete(*keys)
+
+    monkeypatch.setattr(store.r, "delete", delete)
+    await rebuild(store)
+    monkeypatch.undo()
+    assert meanwhile, "the drop never deleted the player's results: nothing was interleaved"
+    await meanwhile[0]
+    await assert_projected(store, [first, late])
+    assert await snapshot(store, [first, late]) == await _rebuilt_alone(store, [first, late])
+
+
+def _two_games_of_one_player(games: list[Played]) -> tuple[Played, Played, str]:
+    """Two finished games with a registered player in common, and that player."""
+    seated = {}
+    for g in games:
+        if g.state.winner is None:
+            continue
+        for pid in sorted({s.player.player_id for s in g.state.seats if registered(s.player)}):
+            if pid in seated:
+                return seated[pid], g, pid
+            seated[pid] = g
+    raise AssertionError("no registered player finished two games")
+
+
+async def _rebuilt_alone(store, games: list[Played]) -> dict:
+    """What a rebuild with nothing running beside it makes of the same streams."""
+    await rebuild(store)
+    return await snapshot(store, games)
 
 
 def _args(parser: argparse.ArgumentParser, *argv: str) -> argparse.Namespace:

@@ -67,3 +67,22 @@ def truncated(header: ExportHeader, envelopes: list[Envelope], n: int, *, adjust
     if adjust_header:
         header = replace(header, version=n, head=kept[-1].hash if kept else GENESIS)
     return header, kept
+
+
+def played_on(header: ExportHeader, envelopes: list[Envelope], keep: int, rnd: Any) -> Log:
+    """The forgery a revealed seed makes possible: the first ``keep`` events kept, the rest played again by bots with
+    the project's own rules — a log whose chain, seed and every re-decided command hold, of a game that never was."""
+    from service.bots import bot, next_move
+    from service.rules.engine import Game, rules_for
+
+    rules = rules_for(header.kind)
+    config = msgspec.json.decode(header.config, type=rules.CONFIG)
+    game = Game.new(header.kind, header.game_id, config, bytes.fromhex(header.seed or ""), header.rules_version)
+    game.fold(envelopes[:keep])
+    out, at = list(envelopes[:keep]), envelopes[keep - 1].at
+    players = [bot(header.kind, "random")] * len(game.state.seats)
+    while rules.status_of(game.state) != "finished":
+        seat, command = next_move(rules, game.state, players, rnd)
+        at += 1000
+        out += game.play(command, seat, at)
+    return export_header(game, with_seed=True), out

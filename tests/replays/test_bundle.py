@@ -260,3 +260,34 @@ def test_a_bundle_verifies_and_audits_without_redis_or_sanic(tournament, tmp_pat
     run = subprocess.run([sys.executable, "-c", script], check=False, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "OK tournament t-spring" in run.stdout
+
+
+def _signed(ring, header, envelopes, versions) -> list:
+    from service.events.receipt import Signed
+
+    return [ring.sign(Signed(game_id=header.game_id, version=v, head=envelopes[v - 1].hash, at=envelopes[v - 1].at,
+                             key_id=ring.key_id)) for v in versions]
+
+
+def test_a_players_receipts_are_checked_against_their_own_table_in_the_bundle(tournament, tmp_path, capsys):
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from service.api.signing import Keyring, _entry, public_bytes
+
+    key = Ed25519PrivateKey.generate()
+    ring = Keyring(key, [_entry(key, 0)])
+    manifest, exports = tournament
+    header, envelopes = exports[1]
+    kept = _signed(ring, header, envelopes, [5, len(envelopes) // 2, len(envelopes)])
+    receipts = tmp_path / "receipts.json"
+    receipts.write_bytes(msgspec.json.encode(kept))
+    evidence = ["--receipts", str(receipts), "--key", public_bytes(key).hex()]
+    bundle = _write(tmp_path, manifest, exports)
+    assert main(["verify", bundle, *evidence]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("OK g-1: 3 receipts agree") for line in lines), lines
+    # a receipt of that table the log disagrees with (another head, signed): the table and version are named
+    wrong = replace(kept[1], head="0" * 64)
+    receipts.write_bytes(msgspec.json.encode([ring.sign(wrong)]))
+    assert main(["verify", bundle, *evidence]) == 1
+    assert any(line.startswith(f"REJECTED g-1: seq {kept[1].version}: receipt: head") for line in capsys.readouterr().out.splitlines())

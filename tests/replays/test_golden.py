@@ -118,7 +118,7 @@ def test_the_version_2_golden_asks_the_drawer_and_swaps_without_handing_the_thre
     """Rules version 2: a trade's drawer is asked after the named player (and answers, talks out, or is answered for
     by the server), a named player talks out of one, and a swap three draws — through a reshuffle — before its three
     reach the discard pile, so none of them comes back."""
-    [path] = [p for p in FILES if VERSIONS.get(p) == 2 and _log(p)[0].kind == "free-parking"]
+    [path] = [p for p in FILES if VERSIONS.get(p) == 2 and _log(p)[0].kind == "free-parking" and _log(p)[0].seeding is None]
     _, envelopes = _log(path)
     public = [msgspec.json.decode(e.public) for e in envelopes]
     drawer, named = set(), set()  # how each of the two answers of a trade was given: (event, by the server?)
@@ -199,3 +199,25 @@ def test_a_monopoly_golden_of_rules_version_2_ends_in_bankruptcies_after_trades_
     assert {"trade_accepted", "built", "building_sold", "debt_owed", "jail_roll_failed"} <= set(types)
     assert types.count("went_bankrupt") == 3 and msgspec.json.decode(envelopes[-2].public)["reason"] == "last_player"
     assert "timeout" in _commands(envelopes)
+
+
+def test_the_combined_golden_draws_its_deal_from_the_seed_its_client_seeds_derive():
+    """Client seeds (docs/rng.md): recorded in seat_taken, the game seed derived from them and the revealed server seed,
+    and the deal drawn from it: pinned byte for byte, so a change of the derivation cannot pass unnoticed."""
+    from replays.verify import verify
+    from service.rules import rng
+    from service.rules.free_parking import cards
+
+    header, envelopes = _log(DIR / "golden-fp-v2-3-combined-seeds.ndjson")
+    assert header.seeding == "combined"
+    server = bytes.fromhex(header.seed)
+    taken = [msgspec.json.decode(e.public) for e in envelopes if e.type == "seat_taken"]
+    assert [t["client_seed_from"] for t in taken] == ["player", "server", "player"]
+    assert taken[1]["client_seed"] == rng.client_seed_for(server, 1).hex()
+    game_seed = rng.game_seed(server, [bytes.fromhex(t["client_seed"]) for t in taken])
+    dealt = next(e for e in envelopes if e.type == "round_dealt")
+    deck = rng.shuffle(game_seed, "deal:1:playing", [c.id for c in cards.playing_deck(1)])
+    assert msgspec.json.decode(dealt.secret)["hands"][1] == deck[0:15:3]
+    verdict = verify(header, envelopes)
+    assert verdict.ok and verdict.game_seed == game_seed.hex()
+    assert verdict.seeding == "combined: seats 0,2 brought client seeds, seat 1 derived (bot)"

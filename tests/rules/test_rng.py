@@ -346,3 +346,52 @@ def test_shuffle_of_two_uses_one_word():
     # i = 1: j = below(2) = first word mod 2 = 0 (0x…8c is even) → swap items 1 and 0
     assert s.shuffled(["a", "b"]) == ["b", "a"]
     assert s.word() == 0x009122F807DD6175
+
+
+# --- the game's seed from the server's and the seats' (docs/rng.md, "The game's seed") --------------------------
+
+SERVER_SEED = SEED_COUNT  # 00 01 … 1f, the worked example of docs/rng.md
+PLAYER_SEED_0 = bytes([0xAA]) * 32  # seat 0 brought aa aa … aa
+PLAYER_SEED_2 = bytes(range(32, 64))  # seat 2 brought 20 21 … 3f; seat 1 (a bot) brought none
+
+
+def spec_client_seed(server_seed: bytes, seat: int) -> bytes:
+    return hmac.new(server_seed, f"free-parking/client-seed/v1:{seat}".encode("utf-8"), hashlib.sha256).digest()
+
+
+def spec_game_seed(server_seed: bytes, client_seeds: list[bytes]) -> bytes:
+    return hmac.new(server_seed, "free-parking/game-seed/v1".encode("utf-8") + b"".join(client_seeds), hashlib.sha256).digest()
+
+
+def test_client_seed_for_matches_spec_and_literals():
+    assert rng.client_seed_for(SERVER_SEED, 0) == spec_client_seed(SERVER_SEED, 0)
+    assert rng.client_seed_for(SERVER_SEED, 0).hex() == "7696b9703c544c6b1ba2f00e2b914a9ecb69e814365fd36452e60ac339d2018d"
+    assert rng.client_seed_for(SERVER_SEED, 1).hex() == "d87a2e48455a62c0de4acfdf8129b866c118a2a38d492cd68f623ee9fc870597"
+    assert rng.client_seed_for(SERVER_SEED, 7) == spec_client_seed(SERVER_SEED, 7)
+    assert rng.client_seed_for(SEED_ZERO, 1) != rng.client_seed_for(SERVER_SEED, 1)  # keyed by the server seed
+
+
+def test_game_seed_matches_spec_and_the_worked_example_of_the_docs():
+    seeds = [PLAYER_SEED_0, rng.client_seed_for(SERVER_SEED, 1), PLAYER_SEED_2]
+    assert rng.game_seed(SERVER_SEED, seeds) == spec_game_seed(SERVER_SEED, seeds)
+    assert rng.game_seed(SERVER_SEED, seeds).hex() == "0dd19dfdb6ca3ae9ca0b451975c7ada352425d05d15d7d9ef2dc28922b070920"
+    # and the streams are keyed by it: the docs' example shuffle of 0…9 on stream deal:1:playing
+    assert rng.shuffle(rng.game_seed(SERVER_SEED, seeds), "deal:1:playing", list(range(10))) == [7, 3, 9, 1, 8, 4, 0, 5, 6, 2]
+
+
+def test_game_seed_depends_on_every_client_seed_and_on_their_order():
+    seeds = [PLAYER_SEED_0, rng.client_seed_for(SERVER_SEED, 1), PLAYER_SEED_2]
+    base = rng.game_seed(SERVER_SEED, seeds)
+    for seat in range(3):
+        changed = list(seeds)
+        changed[seat] = bytes([changed[seat][0] ^ 1]) + changed[seat][1:]
+        assert rng.game_seed(SERVER_SEED, changed) != base, seat
+    assert rng.game_seed(SERVER_SEED, [seeds[2], seeds[1], seeds[0]]) != base
+    assert rng.game_seed(SEED_ZERO, seeds) != base
+
+
+def test_game_seed_refuses_a_client_seed_that_is_not_32_bytes():
+    with pytest.raises(ValueError, match="seat 1 has 31 bytes"):
+        rng.game_seed(SERVER_SEED, [PLAYER_SEED_0, bytes(31)])
+    with pytest.raises(ValueError):
+        rng.game_seed(SERVER_SEED, [])

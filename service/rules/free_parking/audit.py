@@ -14,6 +14,7 @@ from service.events import free_parking as ev
 from service.events.common import GameClosed, SeatTaken, SeedRevealed
 
 from .. import close
+from ..setup import client_seed_note
 from .cards import effect_of
 
 _EFFECTS = {
@@ -45,7 +46,7 @@ def _(e: ev.GameCreated) -> str:
 @summary.register
 def _(e: SeatTaken) -> str:
     who = f"bot {e.player.bot}" if e.player.bot else e.player.name
-    return f"seat {e.seat} taken by {who}"
+    return f"seat {e.seat} taken by {who}{client_seed_note(e)}"
 
 
 @summary.register

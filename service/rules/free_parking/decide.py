@@ -12,12 +12,12 @@ from typing import Any
 import msgspec
 
 from service.events import free_parking as ev
-from service.events.common import Close, Create, SeatTaken, SeedRevealed, TakeSeat, Timeout
+from service.events.common import Close, Create, SeedRevealed, TakeSeat, Timeout
 
 from .. import batch, rng
 from ..close import closing
 from ..errors import RuleViolation
-from ..setup import created
+from ..setup import created, seat_taken
 from . import actions, cards
 from .evolve import evolve
 from .legal import swap_draws
@@ -119,7 +119,7 @@ def _opponent(s: State, seat: int, target: int) -> None:
 
 def _create(b: Batch, c: Create, seat: int | None) -> None:
     _server_only(seat)
-    b.emit(created(ev.GameCreated, "free-parking", b.state, b.state.rules_version))
+    b.emit(created(ev.GameCreated, "free-parking", b.state, b.state.rules_version, c.seeding, key_id=c.key_id))
 
 
 def _take_seat(b: Batch, c: TakeSeat, seat: int | None) -> None:
@@ -128,7 +128,7 @@ def _take_seat(b: Batch, c: TakeSeat, seat: int | None) -> None:
     if s.phase != "waiting":
         raise RuleViolation("game_full" if s.phase != "new" else "game_not_started", "No seat is open in this game")
     free = next(i for i, st in enumerate(s.seats) if st.player is None)
-    b.emit(SeatTaken(seat=free, player=c.player))
+    b.emit(seat_taken(s, free, c))
     if all(st.player is not None for st in b.state.seats):
         _deal(b, round_=1, dealer=0)
 
@@ -137,8 +137,8 @@ def _deal(b: Batch, round_: int, dealer: int) -> None:
     """Shuffle both decks, five cards each from the dealer's left, one at a time; the next seat plays first."""
     s = b.state
     sets = cards.sets_for(s.n)
-    deck = rng.shuffle(s.seed, f"deal:{round_}:playing", [c.id for c in cards.playing_deck(sets)])
-    second = rng.shuffle(s.seed, f"deal:{round_}:second_chance", [c.id for c in cards.second_chance_deck(sets)])
+    deck = rng.shuffle(s.rng_seed, f"deal:{round_}:playing", [c.id for c in cards.playing_deck(sets)])
+    second = rng.shuffle(s.rng_seed, f"deal:{round_}:second_chance", [c.id for c in cards.second_chance_deck(sets)])
     hands: list[list[str]] = [[] for _ in range(s.n)]
     order = [(dealer + k) % s.n for k in range(1, s.n + 1)]
     for _ in range(cards.DEAL_SIZE):
@@ -160,7 +160,7 @@ def _draw(b: Batch, seat: int, count: int, reason: str) -> None:
     s = b.state
     if len(s.deck) < count and s.discard:
         n = s.reshuffles + 1
-        order = rng.shuffle(s.seed, f"reshuffle:playing:{n}", s.discard)
+        order = rng.shuffle(s.rng_seed, f"reshuffle:playing:{n}", s.discard)
         b.emit(ev.DeckReshuffled(deck="playing", count=len(order), reshuffle=n, secret=ev.OrderSecret(order=tuple(order))))
     take = b.state.deck[: max(count, 0)]
     if take or reason == "second_chance":
@@ -292,7 +292,7 @@ def _draw_second_chance(b: Batch, c: ev.DrawSecondChance, seat: int | None) -> N
         raise RuleViolation("second_chance_empty", "No Second Chance card is left to draw")
     if not s.second_chance:
         n = s.second_chance_reshuffles + 1
-        order = rng.shuffle(s.seed, f"reshuffle:second_chance:{n}", s.second_chance_discard)
+        order = rng.shuffle(s.rng_seed, f"reshuffle:second_chance:{n}", s.second_chance_discard)
         b.emit(
             ev.DeckReshuffled(
                 deck="second_chance", count=len(order), reshuffle=n, secret=ev.OrderSecret(order=tuple(order))
@@ -445,7 +445,7 @@ def _options(s: State, kind: str, seat: int) -> tuple[Any, ...]:
 def _fan(b: Batch, seat: int) -> None:
     """The target's Point cards, face down in an order of the RNG; the drawer will pick a position."""
     s = b.state
-    order = rng.shuffle(s.seed, f"unseen:{s.version + 1}", s.seats[seat].points)
+    order = rng.shuffle(s.rng_seed, f"unseen:{s.version + 1}", s.seats[seat].points)
     b.emit(ev.PointCardsFanned(seat=seat, count=len(order), secret=ev.OrderSecret(order=tuple(order))))
 
 

@@ -13,6 +13,7 @@ from service.events import free_parking as ev
 from service.events.common import GameClosed, SeatTaken, SeedRevealed
 
 from ..close import closed_of
+from ..setup import seeded
 from .actions import script
 from .state import Action, Pending, State, with_seat, without
 
@@ -30,12 +31,12 @@ def _apply(event: msgspec.Struct, state: State) -> State:
 
 @_apply.register
 def _(e: ev.GameCreated, s: State) -> State:
-    return replace(s, phase="waiting", rules_version=e.rules_version)
+    return replace(s, phase="waiting", rules_version=e.rules_version, seeding=e.seeding)
 
 
 @_apply.register
 def _(e: SeatTaken, s: State) -> State:
-    return with_seat(s, e.seat, player=e.player)
+    return replace(with_seat(s, e.seat, player=e.player), **seeded(s, e, s.n))
 
 
 @_apply.register

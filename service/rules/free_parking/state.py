@@ -9,6 +9,7 @@ import msgspec
 from service.events.base import Player
 from service.events.free_parking import FreeParkingConfig
 
+from .. import setup
 from ..close import Closed
 from . import cards
 
@@ -56,7 +57,7 @@ class Pending(msgspec.Struct, frozen=True):
     options: tuple[int | str, ...] = ()
 
 
-class State(msgspec.Struct, frozen=True):
+class State(setup.Seeded, frozen=True):
     config: FreeParkingConfig
     seed: bytes
     rules_version: int = 1  # which rules decide this game (its GameCreated says; RULES_VERSIONS)

@@ -10,7 +10,9 @@ from typing import Literal
 
 import msgspec
 
+from service.events.receipt import Receipt
 from service.events.base import Command
+from service.events.common import Seeding
 from service.events.free_parking import FreeParkingClientCommand
 
 from ..close import Closed
@@ -75,6 +77,7 @@ class FreeParkingView(msgspec.Struct, kw_only=True):
     status: Literal["waiting", "playing", "finished"]
     version: int
     head: str = ""
+    receipt: Receipt | None = None  # the service's signature of (game_id, version, head, at): set by the API
     seat: int | None
     mode: str
     round: int
@@ -90,6 +93,12 @@ class FreeParkingView(msgspec.Struct, kw_only=True):
     winner: int | None
     closed: Closed | None = None
     """Why the game ended with no winner: the server closed it, nobody having moved for ``idle_ms``."""
+    seeding: Seeding = "legacy"
+    """How the game's seed is made (docs/rng.md): ``combined`` (from the committed server seed and ``client_seeds``),
+    ``fixed`` (chosen at creation, dealt as is) or ``legacy`` (a game from before client seeds)."""
+    client_seeds: list[str | None] = []
+    """Each seat's client seed, by seat, as its ``seat_taken`` records it (public from the start): keep yours, and check
+    it later with ``python -m replays verify LOG --client-seed SEAT:HEX``."""
 
 
 def status_of(s: State) -> Literal["waiting", "playing", "finished"]:
@@ -144,6 +153,8 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> FreeParkingView
         legal=legal,  # type: ignore[arg-type]
         winner=s.winner,
         closed=s.closed,
+        seeding=s.seeding,
+        client_seeds=list(s.client_seeds),
     )
 
 

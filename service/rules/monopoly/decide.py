@@ -14,12 +14,12 @@ from typing import Any
 import msgspec
 
 from service.events import monopoly as ev
-from service.events.common import Close, Create, SeatTaken, SeedRevealed, TakeSeat, Timeout
+from service.events.common import Close, Create, SeedRevealed, TakeSeat, Timeout
 
 from .. import rng
 from ..close import closing
 from ..errors import RuleViolation
-from ..setup import created
+from ..setup import created, seat_taken
 from . import auctions, building, mortgages, trades, turn
 from .batch import Batch
 from .board import STARTING_CASH
@@ -127,7 +127,7 @@ def _player(s: State, seat: int | None) -> int:
 
 def _create(b: Batch, c: Create, seat: int | None) -> None:
     _server_only(seat)
-    b.emit(created(ev.GameCreated, KIND, b.state, b.state.rules_version))
+    b.emit(created(ev.GameCreated, KIND, b.state, b.state.rules_version, c.seeding, key_id=c.key_id))
 
 
 def _take_seat(b: Batch, c: TakeSeat, seat: int | None) -> None:
@@ -140,11 +140,11 @@ def _take_seat(b: Batch, c: TakeSeat, seat: int | None) -> None:
             "No seat is open in this game",
         )
     free = next(i for i, p in enumerate(s.seats) if p.player is None)
-    b.emit(SeatTaken(seat=free, player=c.player))
+    b.emit(seat_taken(s, free, c))
     if all(p.player is not None for p in b.state.seats):
         order = ev.DeckOrder(
-            chance=tuple(rng.shuffle(s.seed, "deck:chance", [c.id for c in CHANCE])),
-            chest=tuple(rng.shuffle(s.seed, "deck:chest", [c.id for c in CHEST])),
+            chance=tuple(rng.shuffle(b.state.rng_seed, "deck:chance", [c.id for c in CHANCE])),
+            chest=tuple(rng.shuffle(b.state.rng_seed, "deck:chest", [c.id for c in CHEST])),
         )
         b.emit(ev.GameStarted(cash=STARTING_CASH, secret=order))
         b.emit(ev.TurnBegan(seat=0, round=1))

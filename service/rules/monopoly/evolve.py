@@ -15,6 +15,7 @@ from service.events import monopoly as ev
 from service.events.common import GameClosed, SeatTaken
 
 from ..close import closed_of
+from ..setup import seeded
 from .board import HOTEL, JAIL
 from .cards import JAIL_CARDS
 from .state import Auction, Claim, Debt, Offer, SeatState, Shortage, State, Trade
@@ -59,12 +60,13 @@ def _apply(event: msgspec.Struct, state: State, seq: int) -> State:
 
 @_apply.register
 def _(e: ev.GameCreated, s: State, seq: int) -> State:
-    return replace(s, phase="waiting", seats=tuple(SeatState() for _ in range(e.config.seats)), rules_version=e.rules_version)
+    return replace(s, phase="waiting", seats=tuple(SeatState() for _ in range(e.config.seats)), rules_version=e.rules_version,
+                   seeding=e.seeding)
 
 
 @_apply.register
 def _(e: SeatTaken, s: State, seq: int) -> State:
-    return _seat(s, e.seat, player=e.player)
+    return replace(_seat(s, e.seat, player=e.player), **seeded(s, e, len(s.seats)))
 
 
 @_apply.register

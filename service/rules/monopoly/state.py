@@ -15,6 +15,7 @@ import msgspec
 from service.events.base import Player
 from service.events.monopoly import Holdings, Lot, MonopolyConfig
 
+from .. import setup
 from ..close import Closed
 from .board import HOTELS, HOUSES, SQUARES
 
@@ -110,7 +111,7 @@ class Pending(msgspec.Struct, frozen=True):
     """Whether the turn waits on it: a trade answer does not hold up anyone else's play."""
 
 
-class State(msgspec.Struct, frozen=True):
+class State(setup.Seeded, frozen=True):
     config: MonopolyConfig
     seed: bytes
     rules_version: int = 1  # which rules decide this game (its GameCreated says; RULES_VERSIONS)

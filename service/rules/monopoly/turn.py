@@ -24,7 +24,7 @@ THREE_DOUBLES = 3
 
 def throw(b: Batch, seat: int, purpose: str) -> tuple[int, int]:
     n = b.state.rolls + 1
-    stream = Stream(b.state.seed, f"dice:{n}")
+    stream = Stream(b.state.rng_seed, f"dice:{n}")
     dice = (stream.below(6) + 1, stream.below(6) + 1)
     b.emit(ev.DiceRolled(seat=seat, n=n, dice=dice, purpose=purpose))  # type: ignore[arg-type]
     return dice

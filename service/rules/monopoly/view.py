@@ -7,6 +7,8 @@ from typing import Literal
 
 import msgspec
 
+from service.events.common import Seeding
+from service.events.receipt import Receipt
 from service.events.monopoly import Holdings, Lot, MonopolyClientCommand
 
 from ..close import Closed
@@ -112,6 +114,7 @@ class MonopolyView(msgspec.Struct, kw_only=True):
     status: Status
     version: int
     head: str = ""
+    receipt: Receipt | None = None  # the service's signature of (game_id, version, head, at): set by the API
     seat: int | None
     seats: list[SeatView]
     board: list[SiteView]
@@ -136,6 +139,12 @@ class MonopolyView(msgspec.Struct, kw_only=True):
     end_reason: str | None = None
     closed: Closed | None = None
     """Why the game ended with no winner: the server closed it, nobody having moved for ``idle_ms``."""
+    seeding: Seeding = "legacy"
+    """How the game's seed is made (docs/rng.md): ``combined`` (from the committed server seed and ``client_seeds``),
+    ``fixed`` (chosen at creation, dealt as is) or ``legacy`` (a game from before client seeds)."""
+    client_seeds: list[str | None] = []
+    """Each seat's client seed, by seat, as its ``seat_taken`` records it (public from the start): keep yours, and check
+    it later with ``python -m replays verify LOG --client-seed SEAT:HEX``."""
 
 
 def status_of(s: State) -> Status:
@@ -193,6 +202,8 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> MonopolyView:
         winner=s.winner,
         end_reason=s.end_reason,
         closed=s.closed,
+        seeding=s.seeding,
+        client_seeds=list(s.client_seeds),
     )
 
 

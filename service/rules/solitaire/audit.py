@@ -10,6 +10,7 @@ from service.events import solitaire as ev
 from service.events.common import GameClosed, SeatTaken, SeedRevealed
 
 from .. import close
+from ..setup import client_seed_note
 
 
 @singledispatch
@@ -26,7 +27,7 @@ def _(e: ev.GameCreated) -> str:
 @summary.register
 def _(e: SeatTaken) -> str:
     who = f"bot {e.player.bot}" if e.player.bot else e.player.name
-    return f"played by {who}"
+    return f"played by {who}{client_seed_note(e)}"
 
 
 @summary.register

@@ -13,12 +13,12 @@ from typing import Any
 import msgspec
 
 from service.events import solitaire as ev
-from service.events.common import Close, Create, SeatTaken, SeedRevealed, TakeSeat
+from service.events.common import Close, Create, SeedRevealed, TakeSeat
 
 from .. import batch
 from ..close import closing
 from ..errors import RuleViolation
-from ..setup import created
+from ..setup import created, seat_taken
 from . import layout as grid
 from .evolve import evolve
 from .state import STUCK_FROM, State
@@ -71,7 +71,7 @@ def _player(s: State, seat: int | None) -> None:
 
 def _create(b: Batch, c: Create, seat: int | None) -> None:
     _server_only(seat)
-    b.emit(created(ev.GameCreated, KIND, b.state, b.state.rules_version))
+    b.emit(created(ev.GameCreated, KIND, b.state, b.state.rules_version, c.seeding, key_id=c.key_id))
 
 
 def _take_seat(b: Batch, c: TakeSeat, seat: int | None) -> None:
@@ -80,8 +80,8 @@ def _take_seat(b: Batch, c: TakeSeat, seat: int | None) -> None:
     s = b.state
     if s.phase != "waiting":
         raise RuleViolation("game_full" if s.phase != "new" else "game_not_started", "No seat is open in this game")
-    b.emit(SeatTaken(seat=0, player=c.player))
-    b.emit(ev.LayoutDealt(layout=grid.deal(s.seed)))
+    b.emit(seat_taken(s, 0, c))
+    b.emit(ev.LayoutDealt(layout=grid.deal(b.state.rng_seed)))  # a combined game's seed is derived by now
 
 
 # --- play ------------------------------------------------------------------------------------------
@@ -113,7 +113,7 @@ def _redeal(b: Batch, c: ev.Redeal, seat: int | None) -> None:
         raise RuleViolation("no_redeal_left", "Both redeals of this game are spent")
     k = s.redeals_used + 1
     assert s.layout is not None
-    b.emit(ev.Redealt(k=k, layout=grid.redeal(s.layout, s.seed, k)))
+    b.emit(ev.Redealt(k=k, layout=grid.redeal(s.layout, s.rng_seed, k)))
     _settle(b)
 
 

@@ -14,6 +14,7 @@ from service.events import solitaire as ev
 from service.events.common import GameClosed, SeatTaken
 
 from ..close import closed_of
+from ..setup import seeded
 from .layout import Layout
 from .state import Seat, State, Step
 
@@ -35,12 +36,12 @@ def _apply(event: msgspec.Struct, state: State, seq: int) -> State:
 
 @_apply.register
 def _(e: ev.GameCreated, s: State, seq: int) -> State:
-    return replace(s, phase="waiting", rules_version=e.rules_version)
+    return replace(s, phase="waiting", rules_version=e.rules_version, seeding=e.seeding)
 
 
 @_apply.register
 def _(e: SeatTaken, s: State, seq: int) -> State:
-    return replace(s, seats=(Seat(player=e.player),))
+    return replace(s, seats=(Seat(player=e.player),), **seeded(s, e, 1))
 
 
 @_apply.register

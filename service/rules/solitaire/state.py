@@ -13,6 +13,7 @@ import msgspec
 from service.events.base import Player
 from service.events.solitaire import SolitaireConfig
 
+from .. import setup
 from ..close import Closed
 from .layout import Layout, Played, legal_moves
 
@@ -40,7 +41,7 @@ class Step(msgspec.Struct, frozen=True):
     last: Played | None
 
 
-class State(msgspec.Struct, frozen=True):
+class State(setup.Seeded, frozen=True):
     config: SolitaireConfig
     seed: bytes
     rules_version: int = 1  # which rules decide this game (its GameCreated says; RULES_VERSIONS)

@@ -7,6 +7,8 @@ from typing import Literal
 
 import msgspec
 
+from service.events.common import Seeding
+from service.events.receipt import Receipt
 from service.events.solitaire import SolitaireClientCommand
 
 from ..close import Closed
@@ -22,6 +24,7 @@ class SolitaireView(msgspec.Struct, kw_only=True):
     status: Literal["waiting", "playing", "finished"]
     version: int
     head: str = ""
+    receipt: Receipt | None = None  # the service's signature of (game_id, version, head, at): set by the API
     seat: int | None
     name: str | None
     player_id: str | None = None
@@ -39,6 +42,12 @@ class SolitaireView(msgspec.Struct, kw_only=True):
     seed_chosen: bool = False
     closed: Closed | None = None
     """Set when the server closed the game, nobody having played for ``idle_ms``: lost, ``reason`` ``idle``."""
+    seeding: Seeding = "legacy"
+    """How the game's seed is made (docs/rng.md): ``combined`` (from the committed server seed and ``client_seeds``),
+    ``fixed`` (chosen at creation, dealt as is) or ``legacy`` (a game from before client seeds)."""
+    client_seeds: list[str | None] = []
+    """Each seat's client seed, by seat, as its ``seat_taken`` records it (public from the start): keep yours, and check
+    it later with ``python -m replays verify LOG --client-seed SEAT:HEX``."""
 
 
 def status_of(s: State) -> Literal["waiting", "playing", "finished"]:
@@ -70,4 +79,6 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> SolitaireView:
         reason=s.lost_reason,  # type: ignore[arg-type]
         seed_chosen=s.config.seed_chosen,
         closed=s.closed,
+        seeding=s.seeding,
+        client_seeds=list(s.client_seeds),
     )

@@ -1,0 +1,172 @@
+"""The service's signing keys and the receipts they sign (docs/fairness.md).
+
+The keyring is one JSON file, ``<keys dir>/keyring.json`` (mode 0600): every key the service ever signed with, by
+its public half and validity, and the private half of the current one only. It is made at the first start (by the
+one process that starts first: the file is linked into place, never overwritten) and shared by every worker that
+reads the same folder; a deployment on several hosts gives them the same file, or the same key in
+``FREE_PARKING_SIGNING_KEY`` (64 hex digits: the Ed25519 private key's 32 raw bytes). ``python -m service keys
+rotate`` starts a new key and keeps the old one listed, without its private half, so what it signed stays checkable.
+
+A receipt is signed once per version of a game (``Receipts``), whoever reads it: views, answers, pages and streams
+of the same version share one signature.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections import OrderedDict
+from pathlib import Path
+
+import msgspec
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from service.events.receipt import KeyList, PublicKey, Receipt, Signed, key_id_of, signed_bytes
+
+KEYRING = "keyring.json"
+log = logging.getLogger("free_parking")
+
+
+class KeyringError(Exception):
+    """The keyring cannot be read or used: said in one line (the service then refuses to start)."""
+
+
+class KeyringFile(msgspec.Struct, kw_only=True):
+    keys: list[PublicKey]
+    private_key: str  # the current key's 32 raw bytes, hex
+    current: str  # its key_id
+
+
+def public_bytes(key: Ed25519PrivateKey) -> bytes:
+    return key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+def private_from_hex(text: str) -> Ed25519PrivateKey:
+    try:
+        raw = bytes.fromhex(text.strip())
+        if len(raw) != 32:
+            raise ValueError
+    except ValueError:
+        raise KeyringError("a signing key is 64 hex digits (the Ed25519 private key's 32 raw bytes)") from None
+    return Ed25519PrivateKey.from_private_bytes(raw)
+
+
+class Keyring:
+    """The key that signs now, and every public key that ever signed (``GET /keys``)."""
+
+    def __init__(self, current: Ed25519PrivateKey, keys: list[PublicKey]) -> None:
+        self.current = current
+        self.key_id = key_id_of(public_bytes(current))
+        self.keys = keys
+        for k in keys:  # a listing no verifier would accept is refused here, not served by GET /keys
+            if key_id_of(bytes.fromhex(k.public_key)) != k.key_id:
+                raise KeyringError(f"the keyring lists key {k.key_id} with a public key whose id is not that")
+        mine = next((k for k in keys if k.key_id == self.key_id), None)
+        if mine is None or mine.public_key != public_bytes(current).hex():
+            raise KeyringError(f"the current key {self.key_id} is not among the listed keys")
+
+    def listing(self) -> KeyList:
+        return KeyList(keys=list(self.keys))
+
+    def sign(self, what: Signed) -> Receipt:
+        sig = self.current.sign(signed_bytes(what)).hex()
+        return Receipt(game_id=what.game_id, version=what.version, head=what.head, at=what.at, key_id=what.key_id, sig=sig)
+
+
+def _entry(key: Ed25519PrivateKey, now_ms: int) -> PublicKey:
+    raw = public_bytes(key)
+    return PublicKey(key_id=key_id_of(raw), public_key=raw.hex(), not_before=now_ms)
+
+
+def _write_new(path: Path, ring: KeyringFile) -> bool:
+    """Write ``ring`` to ``path`` only if no file is there (``False``: another process made one first)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(msgspec.json.format(msgspec.json.encode(ring)))
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        return True
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def _replace(path: Path, ring: KeyringFile) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(msgspec.json.format(msgspec.json.encode(ring)))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def read_file(path: Path) -> KeyringFile:
+    """The keyring at ``path``, made private (0600) if it was readable by the group or others: it holds the signing key."""
+    try:
+        if path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)
+            log.warning("the keyring %s was readable by others: made private (0600)", path)
+        ring = msgspec.json.decode(path.read_bytes(), type=KeyringFile)
+    except (OSError, msgspec.DecodeError) as e:
+        raise KeyringError(f"the keyring {path} cannot be read ({e}): restore it, or move it aside to start a new key "
+                           "(receipts signed by the old one can then be checked only with its public key)") from None
+    private_from_hex(ring.private_key)
+    return ring
+
+
+def keyring_at(folder: Path, now_ms: int, signing_key: str | None = None) -> Keyring:
+    """The keyring in ``folder``, made there at the first start; ``signing_key`` (hex), when given, signs instead of
+    the file's current key, and is listed beside the file's keys (or alone, when there is no file)."""
+    path = folder / KEYRING
+    if signing_key is not None:
+        key = private_from_hex(signing_key)
+        listed = read_file(path).keys if path.exists() else []
+        entry = _entry(key, 0)
+        return Keyring(key, [k for k in listed if k.key_id != entry.key_id] + [entry])
+    if not path.exists():
+        key = Ed25519PrivateKey.generate()
+        entry = _entry(key, now_ms)
+        _write_new(path, KeyringFile(keys=[entry], private_key=key.private_bytes_raw().hex(), current=entry.key_id))
+    ring = read_file(path)
+    return Keyring(private_from_hex(ring.private_key), ring.keys)
+
+
+def rotate(folder: Path, now_ms: int) -> tuple[str, str]:
+    """A new current key; the old one keeps its public half, valid until now. Returns (old key_id, new key_id)."""
+    path = folder / KEYRING
+    ring = read_file(path)
+    key = Ed25519PrivateKey.generate()
+    entry = _entry(key, now_ms)
+    keys = [msgspec.structs.replace(k, not_after=now_ms) if k.key_id == ring.current else k for k in ring.keys]
+    _replace(path, KeyringFile(keys=[*keys, entry], private_key=key.private_bytes_raw().hex(), current=entry.key_id))
+    return ring.current, entry.key_id
+
+
+class Receipts:
+    """Receipts signed once per (game, version, head): every reader of a version shares its signature."""
+
+    def __init__(self, keyring: Keyring, size: int = 50_000) -> None:
+        self.keyring = keyring
+        self.key_id = keyring.key_id
+        self._signed: OrderedDict[tuple[str, int, str], Receipt] = OrderedDict()
+        self._size = size
+
+    def of(self, game_id: str, version: int, head: str, at: int) -> Receipt:
+        key = (game_id, version, head)
+        receipt = self._signed.get(key)
+        if receipt is None or receipt.at != at:
+            receipt = self.keyring.sign(Signed(game_id=game_id, version=version, head=head, at=at, key_id=self.key_id))
+            self._signed[key] = receipt
+            if len(self._signed) > self._size:
+                self._signed.popitem(last=False)
+        return receipt

@@ -1,0 +1,272 @@
+"""The evidence a player keeps, checked in their own page (service/web/evidence.js, docs/fairness.md): Playwright
+driving Debian's Chromium against the ``live`` service process.
+
+A solitaire played in the browser to its end (a few moves, then resign: the quickest honest game) shows the verdict,
+and the receipts it offers for download are what ``replays.verify`` accepts; the same game fed a history rebuilt after
+the reveal names the first version a kept receipt disagrees with; a browser without Ed25519 says the signature check
+could not run. The pure checks also run on a real card game's export, whose secrets they check against the seed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+
+import msgspec
+import pytest
+
+from replays.receipts import load_keys, load_receipts
+from replays.verify import verify
+from service.events.export import dumps, load
+from tests.api.conftest import bearer
+
+# the ``browser`` fixture and page helpers; where test_browser skips (no Chromium), this module skips with it
+from tests.web.test_browser import browser, open_page, register, version_after  # noqa: F401
+
+pytestmark = pytest.mark.parametrize("live_kind", ["embedded"])
+
+NO_ED25519 = """
+(() => {
+  const importKey = SubtleCrypto.prototype.importKey;
+  SubtleCrypto.prototype.importKey = function (format, key, algorithm, ...rest) {
+    const name = typeof algorithm === "string" ? algorithm : algorithm && algorithm.name;
+    if (String(name).toLowerCase() === "ed25519") {
+      return Promise.reject(new DOMException("Algorithm: Unrecognized name", "NotSupportedError"));
+    }
+    return importKey.call(this, format, key, algorithm, ...rest);
+  };
+})();
+"""
+
+
+def played_on(header, envelopes, keep: int, rnd: random.Random):
+    """tests/replays/forge.py's ``played_on`` for a solitaire (which has no random bot): the first ``keep`` events
+    kept, then a few moves of the greedy bot and a resignation, decided by the project's own rules and sealed onto
+    the same chain: a log whose chain, seed and every re-decided command hold, of a game that never was."""
+    from service.bots import bot, next_move
+    from service.rules.engine import Game, export_header, rules_for
+
+    rules = rules_for(header.kind)
+    config = msgspec.json.decode(header.config, type=rules.CONFIG)
+    game = Game.new(header.kind, header.game_id, config, bytes.fromhex(header.seed), header.rules_version)
+    game.fold(envelopes[:keep])
+    out, at = list(envelopes[:keep]), envelopes[keep - 1].at
+    players = [bot(header.kind, "greedy")]
+    for n in range(1000):
+        if rules.status_of(game.state) == "finished":
+            break
+        found = next_move(rules, game.state, players, rnd) if n < 5 else None
+        seat, command = found if found is not None else (0, rules.legal_commands(game.state, 0)[-1])  # resign
+        at += 1000
+        out += game.play(command, seat, at)
+    return export_header(game, with_seed=True), out
+
+
+async def solitaire_in_the_page(browser, live, *, init_script: str | None = None):  # noqa: F811
+    """Ann registers and creates a solitaire, taking its seat: the page, the game's id and her token."""
+    page = await open_page(browser, live)
+    if init_script:
+        await page.context.add_init_script(init_script)
+        await page.reload()
+    token = await register(page, "Ann")
+    await page.select_option("#create-form select[name=kind]", "solitaire")
+    await page.click("#create-form button[type=submit]")
+    await page.wait_for_selector("#table .grid .cell")
+    return page, page.url.rsplit("/", 1)[-1], token
+
+
+async def api_view(live, game_id: str, token: str) -> dict:
+    r = await live.get(f"/games/{game_id}", headers=bearer(token))
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+async def move(page, live, game_id: str, token: str) -> int:
+    """One legal move clicked on the page (a card, then its gap), else a redeal; the version it reaches."""
+    v = await api_view(live, game_id, token)
+    moves = [c for c in v["legal"] if c["type"] == "move"]
+    if moves:
+        m = moves[0]
+        await page.click(f'.cell.card[data-card="{m["card"]}"]')
+        await page.click(f'.cell.target[data-row="{m["to"]["row"]}"][data-slot="{m["to"]["slot"]}"]')
+    else:
+        await page.click("button.cmd[data-type=redeal]")
+    return await version_after(page, v["version"])
+
+
+async def resign(page) -> None:
+    old = int(await page.get_attribute("#table", "data-version"))
+    await page.click("button.cmd[data-type=resign]")
+    await version_after(page, old)
+
+
+def kept(page, game_id: str):
+    return page.evaluate("id => JSON.parse(localStorage.getItem('fp.evidence.' + id))", game_id)
+
+
+def checks(page):
+    """Each check the verdict lists, with its result: [[id, passed | failed | not-run | python], ...]."""
+    return page.eval_on_selector_all("#evidence-checks li", "ls => ls.map(l => [l.dataset.check, l.dataset.result])")
+
+
+async def saved(page, selector: str) -> bytes:
+    async with page.expect_download() as info:
+        await page.click(selector)
+    download = await info.value
+    path = await download.path()
+    with open(path, "rb") as f:
+        return f.read()
+
+
+async def test_an_honest_game_played_in_the_page_is_the_game_you_played(live, browser):  # noqa: F811
+    page, game_id, token = await solitaire_in_the_page(browser, live)
+    record = await kept(page, game_id)
+    assert record["seat"] == 0 and len(record["client_seed"]) == 64 and int(record["client_seed"], 16) >= 0
+    for _ in range(2):
+        await move(page, live, game_id, token)
+    await resign(page)
+    evidence = page.locator("#evidence[data-state=passed]")
+    await evidence.wait_for()
+    verdict = await page.inner_text("#evidence-verdict")
+    assert verdict.startswith("This is the game you played: ") and verdict.split(": ")[1].split()[0].isdigit(), verdict
+    results = await checks(page)
+    assert results == [["chain", "passed"], ["commitment", "passed"], ["seeding", "passed"], ["secrets", "passed"],
+                       ["signatures", "passed"], ["receipts", "passed"], ["redecide", "python"]]
+    assert "python -m replays verify" in await page.inner_text("#evidence-checks")
+    assert await page.get_attribute("#evidence", "data-signatures") == "ok"
+
+    # the page's own client seed is the one seat 0's seat_taken records, and the log verifies in Python
+    text = (await live.get(f"/games/{game_id}/export")).content
+    header, envelopes = load(text)
+    seat_taken = msgspec.json.decode(next(e for e in envelopes if e.type == "seat_taken").public)
+    record = await kept(page, game_id)
+    assert seat_taken["client_seed"] == record["client_seed"] and seat_taken["client_seed_from"] == "player"
+    game_seed = verify(header, envelopes).game_seed
+    assert game_seed and game_seed in await page.inner_text("#evidence-checks")  # recomputed in JS, as Python does
+
+    # the downloads are what `python -m replays verify LOG --receipts FILE --key KEYS` takes
+    receipts = load_receipts(await saved(page, "#evidence-receipts"))
+    keys = load_keys([await saved(page, "#evidence-keys")])
+    assert len(receipts) == len(record["receipts"]) >= 4
+    assert {r.version for r in receipts} >= {1, header.version}
+    verdict = verify(header, envelopes, receipts=receipts, keys=keys, client_seeds={0: record["client_seed"]})
+    assert verdict.ok, verdict.summary()
+    assert verdict.receipts.checked == len(receipts) + 1 and verdict.receipts.signatures  # + the export's own
+    assert page.errors == []
+
+
+async def test_a_history_rebuilt_after_the_reveal_is_refused_at_a_receipt_it_contradicts(live, browser):  # noqa: F811
+    page, game_id, token = await solitaire_in_the_page(browser, live)
+    keep = await move(page, live, game_id, token)  # the forger keeps the game up to this first move
+    await move(page, live, game_id, token)
+    forged: dict[str, object] = {}
+
+    async def forge(route):
+        honest = await route.fetch()
+        header, envelopes = load(await honest.body())
+        forged_header, forged_log = played_on(header, envelopes, keep, random.Random(7))  # chain, seed, commands hold
+        assert verify(forged_header, forged_log).ok
+        fork = next(i for i, (a, b) in enumerate(zip(forged_log, envelopes)) if a.hash != b.hash) + 1
+        forged["fork"] = fork
+        await route.fulfill(status=200, content_type="application/x-ndjson", body=dumps(forged_header, forged_log))
+
+    await page.route(f"**/games/{game_id}/export", forge)
+    await resign(page)
+    await page.locator("#evidence[data-state=failed]").wait_for()
+    fork = forged["fork"]
+    # the first version a kept receipt contradicts, as the page's own store says (a receipt streamed late re-checks)
+    handle = await page.wait_for_function(
+        """([id, fork]) => {
+          const kept = JSON.parse(localStorage.getItem('fp.evidence.' + id)).receipts;
+          const versions = kept.map(r => r.version).filter(v => v >= fork);
+          const el = document.querySelector('#evidence'), shown = Number(el.dataset.version);
+          return versions.length && el.dataset.state === 'failed' && shown === Math.min(...versions) && shown;
+        }""",
+        arg=[game_id, fork],
+    )
+    first = await handle.json_value()
+    assert keep < fork <= first
+    verdict = await page.inner_text("#evidence-verdict")
+    assert verdict.startswith(f"Version {first} disagrees: receipt: "), verdict
+    results = dict(await checks(page))
+    # the forgery holds together on its own: only the receipts give it away
+    assert results == {"chain": "passed", "commitment": "passed", "seeding": "passed", "secrets": "passed",
+                       "signatures": "passed", "receipts": "failed", "redecide": "python"}
+    assert page.errors == []
+
+
+async def test_a_browser_without_ed25519_says_the_signature_check_could_not_run(live, browser):  # noqa: F811
+    page, game_id, token = await solitaire_in_the_page(browser, live, init_script=NO_ED25519)
+    tried = "crypto.subtle.importKey('raw', new Uint8Array(32), {name: 'Ed25519'}, false, ['verify'])"
+    assert await page.evaluate(f"{tried}.then(() => 'imported', e => e.name)") == "NotSupportedError"
+    await page.locator("#evidence[data-signatures=unavailable]").wait_for()
+    said = await page.inner_text("#evidence-signatures")
+    assert "The signature check could not run: this browser's WebCrypto has no Ed25519" in said, said
+    await move(page, live, game_id, token)
+    await resign(page)
+    await page.locator("#evidence[data-state=passed]").wait_for()
+    verdict = await page.inner_text("#evidence-verdict")
+    assert verdict.startswith("This is the game you played: ") and "Not run: receipt signatures" in verdict, verdict
+    assert await page.get_attribute("#evidence-checks li[data-check=signatures]", "data-result") == "not-run"
+    assert await page.get_attribute("#evidence-checks li[data-check=receipts]", "data-result") == "passed"
+    assert page.errors == []
+
+
+async def test_the_pages_checks_on_a_card_games_export_check_every_secret(live, browser):  # noqa: F811
+    r = await live.post("/games", json={"kind": "free-parking", "seats": 2})
+    game_id = r.json()["game_id"]
+    for _ in range(2):
+        assert (await live.post(f"/games/{game_id}/seats", json={"bot": "greedy"})).status_code == 201
+    deadline = time.monotonic() + 30
+    while (await live.get(f"/games/{game_id}")).json()["status"] != "finished":
+        assert time.monotonic() < deadline, "the bots did not finish"
+        await asyncio.sleep(0.2)
+    text = (await live.get(f"/games/{game_id}/export")).text
+    header, envelopes = load(text.encode())
+    python = verify(header, envelopes)
+    assert python.ok and python.secrets_checked > 0
+    page = await open_page(browser, live)
+    run = """async ([text]) => {
+      const ev = await import('/web/evidence.js');
+      const keys = await ev.importKeys(await (await fetch('/keys')).json());
+      return ev.verifyExport(text, {keys});
+    }"""
+    report = await page.evaluate(run, [text])
+    assert report["ok"], report["problems"]
+    counts = {c["id"]: c["count"] for c in report["checks"]}
+    assert counts["chain"] == len(envelopes) and counts["secrets"] == python.secrets_checked
+    assert counts["seeding"] == 2 and report["gameSeed"] == python.game_seed  # both bots' seeds derived: the server's
+
+    # a secret changed (the chain covers its digest, not it): the digest check names its seq
+    lines = text.splitlines()
+    n = next(i for i, line in enumerate(lines) if i and '"secret":{' in line)
+    altered = [line.replace('"secret":{', '"secret":{"x":1,', 1) if i == n else line for i, line in enumerate(lines)]
+    report = await page.evaluate(run, ["\n".join(altered)])
+    assert [(p["version"], p["what"]) for p in report["problems"]] == [(n, "secret (does not match its digest)")]
+    # a public member changed: the hash recomputed from the stored bytes no longer matches
+    m = len(lines) // 2
+    env = json.loads(lines[m])
+    altered = [line.replace('"public":{', '"public":{"a":0,', 1) if i == m else line for i, line in enumerate(lines)]
+    report = await page.evaluate(run, ["\n".join(altered)])
+    assert report["problems"][0]["version"] == env["seq"] and report["problems"][0]["what"].startswith("hash")
+    assert page.errors == []
+
+
+async def test_the_pages_checks_agree_with_python_on_every_golden_log(live, browser):  # noqa: F811
+    """Logs of every kind, rules version and seeding, written before and since client seeds: the chain recomputed in
+    JS from the bytes as stored, and a combined game's seed recomputed as Python does."""
+    from pathlib import Path
+
+    page = await open_page(browser, live)
+    for path in sorted((Path(__file__).parents[2] / "replays" / "golden").glob("*.ndjson")):
+        text = path.read_text()
+        header, envelopes = load(text.encode())
+        python = verify(header, envelopes)
+        report = await page.evaluate("async ([text]) => (await import('/web/evidence.js')).verifyExport(text)", [text])
+        assert report["ok"], (path.name, report["problems"][:1])
+        counts = {c["id"]: c["count"] for c in report["checks"]}
+        assert counts["chain"] == len(envelopes) and counts["secrets"] == python.secrets_checked, path.name
+        assert report["gameSeed"] == python.game_seed, path.name
+    assert page.errors == []

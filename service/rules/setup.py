@@ -5,12 +5,31 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from service.events.base import Player
 from service.events.common import SeatTaken, Seeding, TakeSeat
 from service.events.envelope import seed_commitment
 
 from . import rng
 from .errors import RuleViolation
+
+
+class Seeded(msgspec.Struct, frozen=True, kw_only=True):
+    """What every kind's state keeps of its seeding (docs/rng.md); ``seed`` (the server's) is the kind's own field."""
+
+    seeding: Seeding = "legacy"
+    """How the seed is made (its ``game_created`` says): ``combined`` games draw from ``game_seed`` (``rng_seed``)."""
+    client_seeds: tuple[str | None, ...] = ()
+    """Each seat's client seed as its ``seat_taken`` records it (hex; ``None`` for none), by the seat it was taken at."""
+    game_seed: bytes | None = None
+    """A ``combined`` game's seed, derived when the last seat is taken (``rng.game_seed``); ``None`` before, and in
+    other games. ``seed`` stays the server's: it is what ``seed_commitment`` commits to and ``seed_revealed`` reveals."""
+
+    @property
+    def rng_seed(self) -> bytes:
+        """The key of every random stream (shuffles, dice): ``game_seed`` in a ``combined`` game, else ``seed``."""
+        return rng_seed(self)
 
 
 def created(event: type, kind: str, state: Any, rules_version: int, seeding: Seeding = "legacy", *, key_id: str | None = None) -> Any:

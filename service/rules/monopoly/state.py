@@ -13,7 +13,6 @@ from typing import Literal
 import msgspec
 
 from service.events.base import Player
-from service.events.common import Seeding
 from service.events.monopoly import Holdings, Lot, MonopolyConfig
 
 from .. import setup
@@ -112,7 +111,7 @@ class Pending(msgspec.Struct, frozen=True):
     """Whether the turn waits on it: a trade answer does not hold up anyone else's play."""
 
 
-class State(msgspec.Struct, frozen=True):
+class State(setup.Seeded, frozen=True):
     config: MonopolyConfig
     seed: bytes
     rules_version: int = 1  # which rules decide this game (its GameCreated says; RULES_VERSIONS)
@@ -151,18 +150,6 @@ class State(msgspec.Struct, frozen=True):
     worth: tuple[int, ...] = ()
     closed: Closed | None = None
     """Set when the server closed the game for nobody moving (``game_closed``): over, with no winner."""
-    seeding: Seeding = "legacy"
-    """How the seed is made (its ``game_created`` says): ``combined`` games draw from ``game_seed`` (``rng_seed``)."""
-    client_seeds: tuple[str | None, ...] = ()
-    """Each seat's client seed as its ``seat_taken`` records it (hex; ``None`` for none), by the seat it was taken at."""
-    game_seed: bytes | None = None
-    """A ``combined`` game's seed, derived when the last seat is taken (``rng.game_seed``); ``None`` before, and in
-    other games. ``seed`` stays the server's: it is what ``seed_commitment`` commits to and ``seed_revealed`` reveals."""
-
-    @property
-    def rng_seed(self) -> bytes:
-        """The key of every random stream (shuffles, dice): ``game_seed`` in a ``combined`` game, else ``seed``."""
-        return setup.rng_seed(self)
 
     @property
     def n(self) -> int:

@@ -11,7 +11,6 @@ from typing import Literal
 import msgspec
 
 from service.events.base import Player
-from service.events.common import Seeding
 from service.events.solitaire import SolitaireConfig
 
 from .. import setup
@@ -42,7 +41,7 @@ class Step(msgspec.Struct, frozen=True):
     last: Played | None
 
 
-class State(msgspec.Struct, frozen=True):
+class State(setup.Seeded, frozen=True):
     config: SolitaireConfig
     seed: bytes
     rules_version: int = 1  # which rules decide this game (its GameCreated says; RULES_VERSIONS)
@@ -57,18 +56,6 @@ class State(msgspec.Struct, frozen=True):
     lost_reason: str | None = None
     closed: Closed | None = None
     """Set when the server closed the game for nobody playing (``game_closed``): lost, ``lost_reason`` ``idle``."""
-    seeding: Seeding = "legacy"
-    """How the seed is made (its ``game_created`` says): ``combined`` games draw from ``game_seed`` (``rng_seed``)."""
-    client_seeds: tuple[str | None, ...] = ()
-    """Each seat's client seed as its ``seat_taken`` records it (hex; ``None`` for none), by the seat it was taken at."""
-    game_seed: bytes | None = None
-    """A ``combined`` game's seed, derived when the last seat is taken (``rng.game_seed``); ``None`` before, and in
-    other games. ``seed`` stays the server's: it is what ``seed_commitment`` commits to and ``seed_revealed`` reveals."""
-
-    @property
-    def rng_seed(self) -> bytes:
-        """The key of every random stream (shuffles, dice): ``game_seed`` in a ``combined`` game, else ``seed``."""
-        return setup.rng_seed(self)
 
     @property
     def n(self) -> int:

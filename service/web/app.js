@@ -428,7 +428,8 @@ const ACTIONS = ["button.cmd[data-type=roll]:not([disabled])", ".mono-side-col b
  *  always its player's: not announced). */
 function yourTurn(view) {
   if (view.status !== "playing" || view.seat == null || view.kind === "solitaire") return false;
-  if (view.pending && view.pending.seat != null) return view.pending.seat === view.seat;
+  const p = view.pending;
+  if (p && (p.seats || p.seat != null)) return (p.seats || [p.seat]).includes(view.seat);   // an answer awaited
   const turn = view.turn_seat != null ? view.turn_seat : view.turn;
   return turn === view.seat && (view.legal || []).length > 0;
 }

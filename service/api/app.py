@@ -20,7 +20,7 @@ from service.events.store import NotDurable, Store, StoreUnavailable
 from service.events.stores import open_store_checked
 from service.projections import Projector
 
-from . import errors, web
+from . import docs, errors, web
 from .games import Games, now_ms
 from .limits import CommandLimiter, Limiter, limits_of
 from .live import bp as live_bp
@@ -40,8 +40,6 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
     app.config.REQUEST_MAX_SIZE = settings.max_body
     app.config.FALLBACK_ERROR_FORMAT = "json"
     app.config.OAS_URL_PREFIX = "/docs"
-    app.config.OAS_UI_DEFAULT = "swagger"
-    app.config.OAS_UI_REDOC = False
     if settings.proxies_count:  # else Sanic's own (SANIC_PROXIES_COUNT), like SANIC_REAL_IP_HEADER and SANIC_FORWARDED_SECRET
         app.config.PROXIES_COUNT = settings.proxies_count
     app.ctx.settings = settings
@@ -50,6 +48,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
     app.blueprint(live_bp)
     errors.install(app)
     web.install(app)
+    docs.install(app)
     app.ctx.openapi = spec()
     app.config.OAS_CUSTOM_FILE = _spec_file(app.ctx.openapi)
     Extend(app, config={"cors": False, "http_auto_head": False, "http_auto_options": False, "injection": False})
@@ -63,7 +62,8 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
         app.ctx.durability = durability
         app.ctx.receipts = receipts
         app.ctx.games = Games(
-            store, cache_size=settings.cache_size, bot_delay_ms=settings.bot_delay_ms, idle_ms=settings.idle_close_ms,
+            store, cache_size=settings.cache_size, bot_delay_ms=settings.bot_delay_ms,
+            human_pace_ms=settings.human_pace_ms, idle_ms=settings.idle_close_ms,
             key_id=receipts.key_id if receipts else None,
         )
         limits = limits_of(settings)

@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from service.bots.names import bot_name
 from service.events.base import Player
 from service.events.common import Create, TakeSeat
 from service.events.entries import encode_entry
@@ -59,7 +60,14 @@ class Executed(msgspec.Struct, frozen=True):
 
 class Games:
     def __init__(
-        self, store: Store, *, cache_size: int = 20_000, bot_delay_ms: int = 0, idle_ms: int = 0, key_id: str | None = None
+        self,
+        store: Store,
+        *,
+        cache_size: int = 20_000,
+        bot_delay_ms: int = 0,
+        human_pace_ms: int = 0,
+        idle_ms: int = 0,
+        key_id: str | None = None,
     ) -> None:
         self.store = store
         self.key_id = key_id  # the key that signs receipts, recorded in each new game's ``game_created``
@@ -67,6 +75,7 @@ class Games:
         self.cache: OrderedDict[str, Game] = OrderedDict()
         self.cache_size = cache_size
         self.bot_delay_ms = bot_delay_ms
+        self.human_pace_ms = human_pace_ms  # a bot's least wait at a table where a person sits (schedule.pace)
         self._loading: dict[str, asyncio.Lock] = {}
         self._tails: list[tuple[str, int, asyncio.Future[list[Envelope]]]] = []  # reads waiting to go out together
         self._reader: asyncio.Task[None] | None = None  # held: the loop keeps only a weak reference to a task
@@ -228,6 +237,8 @@ class Games:
         for _ in range(RETRIES):
             game = await self.fresh(game_id)
             self.check_seat(game, player, reserved)
+            if player.bot:  # a name of its own at this table, chosen on the state it is seated on
+                player = msgspec.structs.replace(player, name=bot_name(player.bot, (st.player.name for st in game.state.seats if st.player)))
             try:
                 taken = sum(st.player is not None for st in game.state.seats) + 1  # for GET /games
                 executed = await self._append(game, TakeSeat(player=player, client_seed=client_seed), None, None, "", meta={"taken": str(taken)}, **claim)
@@ -337,7 +348,7 @@ class Games:
         envelopes, state = game.decide(command, seat, now, command_id)
         status = game.rules.status_of(state)
         peek = _Peek(game, state, envelopes)
-        owed = due_at(peek, now, self.bot_delay_ms)
+        owed = due_at(peek, now, self.bot_delay_ms, self.human_pace_ms)
         idle = idle_due(peek, self.idle_ms)
         due = min((t for t in (owed, idle) if t is not None), default=None)
         result = await self.store.append(

@@ -20,7 +20,7 @@ from service.projections import (
     read_scores,
     read_stats,
 )
-from service.rules.engine import GAMES, Game, audit_lines, export_header, seat_record
+from service.rules.engine import GAMES, Game, audit_lines, export_header, log_lines, seat_record
 
 from . import schemas as s
 from .auth import Caller, TokenRecord, caller, is_admin, issue, new_id, require
@@ -212,7 +212,7 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
     reserved = frozenset(msgspec.json.decode(meta.get("reserved", "[]"), type=list[str]))  # a tournament table's
     token: str | None = None
     if body.bot is not None:
-        player = Player(name=f"{body.bot} bot", player_id=new_id("b"), bot=body.bot)
+        player = Player(name=f"{body.bot} bot", player_id=new_id("b"), bot=body.bot)  # named at its table (Games.seat)
     elif registered:
         player = Player(name=who.name or "", player_id=who.player_id)
         token = request.headers["authorization"].partition(" ")[2].strip()
@@ -302,6 +302,26 @@ async def audit(request: Request, game_id: str) -> HTTPResponse:
         lines += audit_lines(game.rules, await store.read(game_id, after=projected))
     body = "".join(line + "\n" for line in lines)
     return HTTPResponse(body, content_type="text/plain; charset=utf-8", headers={"x-version": str(len(lines))})
+
+
+@bp.get("/games/<game_id:str>/log")
+@doc("get", "/games/<game_id:str>/log", "The move log in plain words, players by name, redacted for the caller", answers={200: s.LogPage},
+     errors=(400, 401, 404, 503), query={"after": _int_query(*EVENTS_AFTER, "the last seq you have (default 0)")})
+async def move_log(request: Request, game_id: str) -> HTTPResponse:
+    """One line per event after `after`, oldest first, to the game's `version` (docs/log.md): what each player and
+    bot did, named as they sat at that event (a trade of places moves the names), each answer with what it answered
+    and each deadline with whom it decided for. Written from the events as GET /events gives them to the caller, and
+    from their public parts only: no line ever tells a hidden card. A line carries `notice`, words to the caller,
+    where the event did something to the caller's player (their meter set to 0, a card taken, their place traded, a
+    trade offer of theirs rejected)."""
+    who = await _caller(request)
+    after = _int_arg(request, "after", EVENTS_AFTER[2], *EVENTS_AFTER[:2])
+    games = _games(request)
+    # names are read from the seats taken: the page is written from seq 1, and only its lines after `after` are sent
+    at, envelopes = await games.events(game_id, 0, EVENTS_AFTER[1], lambda game: _sees_all(game, who))
+    game = await games.load(game_id)
+    lines = log_lines(game.rules, envelopes, player_id=who.player_id, after=after)
+    return _answer(s.LogPage(at.version, [s.LogLine(seq, when, words, notice) for seq, when, words, notice in lines]))
 
 
 @bp.get("/games/<game_id:str>/scores")

@@ -59,11 +59,20 @@ def _bot_plays_on(game: Game, bots: dict[int, str]) -> bool:
     return not holds_up(s) and s.turn_seat in bots and bool(game.rules.legal_commands(s, s.turn_seat))
 
 
-def due_at(game: Game, now: int, bot_delay_ms: int = 0) -> int | None:
+def pace(game: Game, bot_delay_ms: int, human_pace_ms: int) -> int:
+    """How long a server bot waits before it acts: ``bot_delay_ms`` always, and at least ``human_pace_ms`` at a table
+    where a person sits — so that the person can read what the bot did, and use an out-of-turn window before the next
+    bot closes it. Bots alone play at once."""
+    people = any(st.player is not None and not st.player.bot for st in game.state.seats)
+    return max(bot_delay_ms, human_pace_ms if people else 0)
+
+
+def due_at(game: Game, now: int, bot_delay_ms: int = 0, human_pace_ms: int = 0) -> int | None:
     """The next moment the server must look at this game, or ``None`` if it waits on people only."""
     s, rules = game.state, game.rules
     if rules.status_of(s) != "playing":
         return None
+    bot_delay_ms = pace(game, bot_delay_ms, human_pace_ms)
     bots = bot_seats(game)
     pending = s.pending
     if pending is not None:
@@ -86,9 +95,9 @@ def idle_due(game: Game, idle_ms: int) -> int | None:
     return game.last_at + idle_ms
 
 
-def next_due(game: Game, now: int, bot_delay_ms: int = 0, idle_ms: int = 0) -> int | None:
+def next_due(game: Game, now: int, bot_delay_ms: int = 0, idle_ms: int = 0, human_pace_ms: int = 0) -> int | None:
     """The next moment the server must look at the game: for a move it owes (``due_at``) or to close it, if sooner."""
-    times = [t for t in (due_at(game, now, bot_delay_ms), idle_due(game, idle_ms)) if t is not None]
+    times = [t for t in (due_at(game, now, bot_delay_ms, human_pace_ms), idle_due(game, idle_ms)) if t is not None]
     return min(times, default=None)
 
 

@@ -154,6 +154,20 @@ class EventsPage(msgspec.Struct):
     receipt: Receipt | None = None
 
 
+class LogLine(msgspec.Struct, omit_defaults=True):
+    """One event of the move log in plain words, players by name as they sat at that event (docs/log.md)."""
+
+    seq: int
+    at: int  # ms since the epoch
+    line: str
+    notice: str | None = None  # words to the caller, when this event did something to them (their meter set to 0…)
+
+
+class LogPage(msgspec.Struct):
+    version: int  # the game's version the page is read at: ask again with ?after=<version>
+    lines: list[LogLine]
+
+
 class Health(msgspec.Struct):
     ok: bool
     store: Literal["redis", "embedded"]

@@ -33,6 +33,7 @@ class Settings(msgspec.Struct, kw_only=True):
     runner: bool = True
     runner_interval_ms: int = 1000
     bot_delay_ms: int = 0
+    human_pace_ms: int = 1000  # at a table where a person sits, a bot waits at least this long before it acts
     cache_size: int = 20_000
     store_connections: int = CONNECTIONS  # per worker; more concurrent requests wait for one (service/events/pool.py)
     store_wait_ms: int = WAIT_MS  # how long a request waits for a store connection before 503 store_busy

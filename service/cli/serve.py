@@ -48,6 +48,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cluster", choices=("auto", "yes", "no"), default=env.cluster,
                    help="is REDIS_URL a node of a Redis Cluster? auto (default): ask it (INFO cluster)")
     p.add_argument("--bot-delay-ms", type=int, default=env.bot_delay_ms, help="how long server-seated bots wait before they move")
+    p.add_argument("--human-pace-ms", type=int, default=env.human_pace_ms,
+                   help=f"at a table where a person sits, a bot waits at least this long before it acts, so the person "
+                        f"can follow (default {env.human_pace_ms}; 0: at once; bots alone always play at once)")
     p.add_argument("--idle-close-ms", type=int, default=env.idle_close_ms,
                    help=f"close a game nobody joined or moved in for this long (default {env.idle_close_ms}: 24 h; 0: never)")
     keys = p.add_argument_group("receipts: every view and answer signed (docs/fairness.md)")
@@ -86,6 +89,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
             "cluster": args.cluster,
             "allow_volatile": args.allow_volatile,
             "bot_delay_ms": args.bot_delay_ms,
+            "human_pace_ms": args.human_pace_ms,
             "keys_dir": args.keys_dir,
             "receipts": args.receipts,
             **{f: getattr(args, f) for f in LIMIT_FIELDS},

@@ -192,3 +192,28 @@ def seat_record(rules: ModuleType, envelopes: list[Envelope], seat: int) -> list
         env if has_secret(env) and rules.secret_seen_by(rules.CODEC.join(env.public), seat) else redacted(env)
         for env in envelopes
     ]
+
+
+LOOKAHEAD = 12  # events a log line may read past its own (a roll's line says it sent the roller to jail)
+
+
+def log_lines(
+    rules: ModuleType, envelopes: list[Envelope], *, player_id: str | None = None, after: int = 0
+) -> list[tuple[int, int, str, str | None]]:
+    """The move log of ``envelopes`` (the whole log from seq 1: names are tracked from the seats taken), as
+    ``(seq, at, words, notice)`` for each event after ``after``: players named as they sat at that event, and a
+    ``notice`` in words to ``player_id`` where the event did something to them. Only each event's public part is
+    read, so the words are the same whatever secrets the envelopes carry: the log never tells a hidden card."""
+    writer = rules.Log() if hasattr(rules, "Log") else None
+    events = [rules.CODEC.join(env.public) for env in envelopes]
+    out = []
+    for i, (env, event) in enumerate(zip(envelopes, events, strict=True)):
+        if writer is None:
+            out.append((env.seq, env.at, rules.summary(event), None))
+            continue
+        me = writer.seats.seat_of(player_id)
+        notice = writer.notice(event, me) if me is not None else None
+        words = writer.line(event, events[i + 1 : i + 1 + LOOKAHEAD])
+        if env.seq > after:
+            out.append((env.seq, env.at, words, notice))
+    return [line for line in out if line[0] > after]

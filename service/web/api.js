@@ -14,15 +14,37 @@ export class ApiError extends Error {
   }
 }
 
+/** The service's reachability as this page last saw it: "up" or "down" events on `network` when it changes. A request
+ *  that gets no answer (fetch throws) or a gateway/unavailable status (502, 503, 504) is "down"; any other answer "up". */
+export const network = new EventTarget();
+network.up = true;
+function reachable(up) {
+  if (network.up === up) return;
+  network.up = up;
+  network.dispatchEvent(new Event(up ? "up" : "down"));
+}
+const OUTAGE = new Set([502, 503, 504]);
+
 export async function call(method, path, { body, token, text = false } = {}) {
   const headers = {};
   if (body !== undefined) headers["content-type"] = "application/json";
   if (token) headers.authorization = `Bearer ${token}`;
-  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let r;
+  try {
+    r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {
+    reachable(false);
+    const err = new ApiError(0, { error: { message: "The service cannot be reached", code: "unreachable" } });
+    err.offline = true;
+    throw err;
+  }
+  reachable(!OUTAGE.has(r.status));
   if (!r.ok) {
     let data = null;
     try { data = await r.json(); } catch { /* not JSON */ }
-    throw new ApiError(r.status, data);
+    const err = new ApiError(r.status, data);
+    err.offline = OUTAGE.has(r.status);
+    throw err;
   }
   return text ? r.text() : r.json();
 }
@@ -50,6 +72,27 @@ export function tokenFor(gameId) {
   return seats()[gameId] || (player() && player().token) || null;
 }
 
+/** Sign back in with a saved key, `<player_id>:<token>` (what the page shows to save), checked against the API: the
+ *  player must exist (GET /players/{id}) and the token must be known (a token the service does not know is 401 on any
+ *  route that reads it; GET /games/{an id no game has} reads it, then answers 404). */
+export async function signIn(key) {
+  const m = /^\s*(p_[0-9a-f]+)\s*[:\s]\s*(\S+)\s*$/.exec(key || "");
+  if (!m) throw new Error("A saved key looks like p_0123abcd…:fpt_…  (player id, a colon, the token)");
+  const [, playerId, token] = m;
+  let info;
+  try { info = await get(`/players/${playerId}`); }
+  catch (e) { if (e.status === 404) throw new Error(`No player has the id ${playerId}`); throw e; }
+  try { await get("/games/g_0000000000000000", token); }
+  catch (e) {
+    if (e.status === 401) throw new Error("The service does not know this token");
+    if (e.status !== 404) throw e;
+  }
+  const p = { player_id: playerId, name: info.name, token };
+  setPlayer(p);
+  return p;
+}
+export const savedKey = (p) => `${p.player_id}:${p.token}`;
+
 export async function register(name) {
   const p = await post("/players", { name });
   setPlayer(p);
@@ -72,5 +115,7 @@ export const addBot = (gameId, bot) => post(`/games/${gameId}/seats`, { bot });
 export const view = (gameId, token) => get(`/games/${gameId}`, token);
 export const send = (gameId, command, version, token) =>
   post(`/games/${gameId}/commands`, { ...command, expected_version: version }, token);
+export const stats = (playerId) => get(`/players/${playerId}/stats`);
+export const scores = (gameId) => get(`/games/${gameId}/scores`);
 export const replay = (gameId, at) => get(`/games/${gameId}/replay?at=${at}`);
 export const audit = (gameId, token) => call("GET", `/games/${gameId}/audit`, { token, text: true });

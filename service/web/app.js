@@ -2,9 +2,10 @@
 // Hash routes: #/ (lobby), #/games/{id} (play with this browser's token), #/games/{id}/watch (spectate),
 // #/replay/{id} (a finished game, event by event). Only the public HTTP API, through api.js.
 import * as api from "./api.js";
-import { evidencePanel } from "./evidence.js";
-import { h } from "./tables/common.js";
+import { evidencePanel, verifyExport } from "./evidence.js";
+import { h, focusKeys, restoreFocus, clockText } from "./tables/common.js";
 import { TABLES, tableFor } from "./tables/index.js";
+import { statsList } from "./tables/solitaire.js";
 
 const POLL_MS = 500;
 const main = document.getElementById("main");
@@ -19,33 +20,136 @@ function flash(message, kind = "error") {
   if (message) flash.timer = setTimeout(() => { el.hidden = true; }, 5000);
 }
 
+const TITLE = "Free Parking";
+
 function showWho() {
   const p = api.player();
   const who = document.getElementById("who");
   who.replaceChildren(p
     ? h("span", {}, "Signed in as ", h("b#who-name", {}, p.name), " ",
-        h("button.link", { type: "button", onclick: () => { api.setPlayer(null); showWho(); route(); } }, "sign out"))
+        h("button.link#sign-out", { type: "button", onclick: () => signOutBox(p) }, "sign out"))
     : h("span.muted", {}, "Not signed in"));
 }
 
+/** Signing out forgets the token: say so, and show the key that signs back in, before doing it. */
+function signOutBox(p) {
+  const box = document.getElementById("account");
+  const key = h("input#saved-key", { type: "text", readonly: true, value: api.savedKey(p), size: 40, "aria-label": "your sign-in key",
+                                      onfocus: (e) => e.target.select() });
+  const close = () => { box.hidden = true; box.replaceChildren(); document.getElementById("sign-out")?.focus(); };
+  box.replaceChildren(
+    h("p", {}, h("b", {}, "Signing out forgets your token in this browser."),
+      " Without it nobody can sign in as ", h("b", {}, p.name), " again: save this key first (copy it somewhere safe), ",
+      "then sign back in from the lobby with ", h("i", {}, "Sign in with a saved key"), "."),
+    h("p.keyline", {}, key,
+      h("button#copy-key", { type: "button", onclick: async (e) => {
+        try { await navigator.clipboard.writeText(key.value); e.target.textContent = "Copied"; }
+        catch { key.focus(); key.select(); e.target.textContent = "Select and copy it"; }
+      } }, "Copy")),
+    h("p", {},
+      h("button#confirm-sign-out", { type: "button", onclick: () => { api.setPlayer(null); close(); showWho(); route(); } }, "Sign out"),
+      " ", h("button#cancel-sign-out", { type: "button", onclick: close }, "Stay signed in")));
+  box.hidden = false;
+  key.focus();
+}
+
+// ---------------------------------------------------------------- the service's reachability
+
+const POLL_MAX_MS = 16000;   // the longest wait between two tries while the service does not answer
+const pokes = new Set();     // every poller's "try now" (the banner's button, and the service answering again)
+
+function offlineBanner() {
+  const el = document.getElementById("offline");
+  if (!api.network.up) {
+    el.replaceChildren(h("b", {}, "The service is not answering."), " Retrying",
+      h("span#offline-retry", {}, ""), " — the page carries on by itself when it is back. ",
+      h("button#retry-now", { type: "button", onclick: () => pokes.forEach((p) => p()) }, "Retry now"));
+    el.hidden = false;
+    document.body.classList.add("offline");
+    // every control of the page is off while nothing it sends could arrive (the banner's own button stays on)
+    for (const c of main.querySelectorAll("button, input, select, textarea")) {
+      if (!c.disabled) { c.disabled = true; c.dataset.offline = "1"; }
+    }
+  } else {
+    el.hidden = true;
+    el.replaceChildren();
+    document.body.classList.remove("offline");
+    for (const c of main.querySelectorAll("[data-offline]")) { c.disabled = false; delete c.dataset.offline; }
+  }
+}
+api.network.addEventListener("down", offlineBanner);
+api.network.addEventListener("up", () => { offlineBanner(); pokes.forEach((p) => p()); });
+
+/** Run `fn` now and every `ms` after it ends; while the service does not answer, wait twice as long each time (up to
+ *  POLL_MAX_MS), and try again at once when it answers another request. `fn` may return "stop". */
 function every(ms, fn) {
   let stopped = false;
   let timer = null;
+  let failures = 0;
+  let running = false;
   const tick = async () => {
-    if (stopped) return;
-    try { await fn(); } catch (e) { if (!stopped) flash(e.message); }
-    if (!stopped) timer = setTimeout(tick, ms);
+    clearTimeout(timer);
+    if (stopped || running) return;
+    running = true;
+    let delay = ms;
+    try {
+      if ((await fn()) === "stop") stopped = true;
+      failures = 0;
+    } catch (e) {
+      if (e.offline) {
+        failures++;
+        delay = Math.min(ms * 2 ** failures, POLL_MAX_MS);
+        const note = document.getElementById("offline-retry");
+        if (note) note.textContent = ` in ${Math.round(delay / 1000)} s`;
+      } else if (!stopped) flash(e.message);
+    } finally { running = false; }
+    if (!stopped) timer = setTimeout(tick, delay);
   };
+  pokes.add(tick);
   tick();
-  return () => { stopped = true; clearTimeout(timer); };
+  return () => { stopped = true; clearTimeout(timer); pokes.delete(tick); };
 }
+
+/** Create a game, take its seat (and seat the given bots), and open it. */
+async function startGame(body, bots = []) {
+  const game = await api.post("/games", body);
+  await api.join(game.game_id, api.player() ? undefined : "Guest");
+  for (const bot of bots) await api.addBot(game.game_id, bot);
+  location.hash = `#/games/${game.game_id}`;
+}
+
+/** The seed a finished game was dealt from (its export: the revealed server seed, and in a `combined` game the game
+ *  seed derived from it and the seats' client seeds, docs/rng.md) — what "play this deal again" creates a game with. */
+async function dealSeed(gameId) {
+  const text = await api.call("GET", `/games/${gameId}/export`, { text: true });
+  const header = JSON.parse(text.split("\n", 1)[0]);
+  const checked = await verifyExport(text, { noSignatures: "not needed for the seed" });
+  return checked.seeding === "combined" ? checked.gameSeed : header.seed;
+}
+
+function notFound(what, id) {
+  document.title = TITLE;
+  main.replaceChildren(h("section.box#not-found", {},
+    h("h2", {}, `No ${what} has the id ${id}`),
+    h("p", {}, "It may have been mistyped, or belong to another service."),
+    h("p", {}, h("a.button#back-to-lobby", { href: "#/" }, "← Back to the lobby"))));
+  main.querySelector("#back-to-lobby").focus();
+}
+
+const DATE = new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+const finishedScores = new Map();   // game id → its scores once finished (they no longer change)
 
 // ---------------------------------------------------------------- lobby
 
 function lobby() {
   const p = api.player();
+  document.title = TITLE;
   const identity = p
-    ? h("section.box#identity", {}, h("h2", {}, "You"), h("p", {}, "Playing as ", h("b", {}, p.name), h("span.muted", {}, ` (${p.player_id})`)))
+    ? h("section.box#identity", {}, h("h2", {}, "You"), h("p", {}, "Playing as ", h("b", {}, p.name), h("span.muted", {}, ` (${p.player_id})`)),
+        h("details#key-box", {}, h("summary", {}, "Your sign-in key"),
+          h("p.muted.small", {}, "Keep it somewhere safe: it is the only way to sign in as you in another browser, or after signing out."),
+          h("input#my-key", { type: "text", readonly: true, value: api.savedKey(p), "aria-label": "your sign-in key", onfocus: (e) => e.target.select() })),
+        h("div#my-stats"))
     : h("section.box#identity", {}, h("h2", {}, "Register"),
         h("form#register", { onsubmit: async (e) => {
           e.preventDefault();
@@ -55,7 +159,18 @@ function lobby() {
         } },
           h("input", { name: "name", placeholder: "Your name", maxlength: 40, required: true, autocomplete: "nickname" }),
           h("button", { type: "submit" }, "Register")),
-        h("p.muted", {}, "Your token is kept in this browser (localStorage)."));
+        h("p.muted", {}, "Your token is kept in this browser (localStorage)."),
+        h("h3", {}, "Sign in with a saved key"),
+        h("form#sign-in", { onsubmit: async (e) => {
+          e.preventDefault();
+          const out = e.target.querySelector("#sign-in-error");
+          out.textContent = "";
+          try { await api.signIn(e.target.elements.key.value); showWho(); route(); }
+          catch (err) { out.textContent = err.message; e.target.elements.key.focus(); }
+        } },
+          h("input", { name: "key", placeholder: "p_…:fpt_…", required: true, autocomplete: "off", spellcheck: "false", "aria-label": "saved key" }),
+          h("button", { type: "submit" }, "Sign in"),
+          h("p#sign-in-error.error-text", { role: "alert" })));
 
   const kindSelect = h("select", { name: "kind" }, [...TABLES.values()].map((t) => h("option", { value: t.kind }, t.title)));
   const seatsInput = h("input", { name: "seats", type: "number", value: 2, min: 1, max: 8 });
@@ -79,9 +194,8 @@ function lobby() {
       const t = tableFor(kind);
       if (t.readOptions) body.options = t.readOptions(e.target.elements);
       try {
-        const game = await api.post("/games", body);
-        if (sit.checked) await api.join(game.game_id, api.player() ? undefined : "Guest");
-        location.hash = `#/games/${game.game_id}`;
+        if (sit.checked) await startGame(body);
+        else location.hash = `#/games/${(await api.post("/games", body)).game_id}`;
       } catch (err) { flash(err.message); }
     } },
       h("label", {}, "Game ", kindSelect), h("label", {}, "Seats ", seatsInput), h("label", {}, "Mode ", modeSelect),
@@ -95,9 +209,22 @@ function lobby() {
   main.replaceChildren(h("div.lobby", {}, identity, create, lists));
   fitKind();
 
+  const who = (seat) => (seat && seat.player ? seat.player.name : "—");
+  const finishedCells = (g) => {
+    const sc = finishedScores.get(g.game_id);
+    if (!sc) return [h("td.muted", { colspan: 3 }, "…")];
+    const names = (sc.seats || []).map(who);
+    const winner = sc.solitaire ? (sc.solitaire.result === "won" ? `${names[0]} won` : `${names[0]} lost`)
+      : sc.winner != null ? `${names[sc.winner] || "seat " + sc.winner} won` : "no winner";
+    return [h("td.winner", { dataset: { label: "Result" } }, winner),
+            h("td.players", { dataset: { label: "Players" } }, names.join(", ")),
+            h("td.date", { dataset: { label: "Ended" } }, h("time", { datetime: new Date(sc.finished_at || g.created_at).toISOString() },
+              DATE.format(new Date(sc.finished_at || g.created_at))))];
+  };
   const row = (g, status) => h("tr", { dataset: { game: g.game_id } },
-    h("td", {}, h("a", { href: `#/games/${g.game_id}${status === "waiting" ? "" : "/watch"}` }, g.game_id)),
-    h("td", {}, tableFor(g.kind).title), h("td", {}, `${g.taken}/${g.seats}`),
+    h("td.id", {}, h("a", { href: `#/games/${g.game_id}${status === "waiting" ? "" : "/watch"}` }, g.game_id)),
+    h("td", {}, tableFor(g.kind).title),
+    status === "finished" ? finishedCells(g) : h("td", { title: "seats taken of the table's seats" }, `${g.taken}/${g.seats} seats`),
     h("td", {},
       status === "waiting" ? h("button", { type: "button", onclick: async () => {
         try { await api.join(g.game_id, api.player() ? undefined : prompt("Your name?", "Guest") || "Guest"); location.hash = `#/games/${g.game_id}`; }
@@ -105,9 +232,24 @@ function lobby() {
       } }, "Join") : null,
       status === "playing" ? h("a.button", { href: `#/games/${g.game_id}` }, api.tokenFor(g.game_id) ? "Open" : "Watch") : null,
       status === "finished" ? h("a.button", { href: `#/replay/${g.game_id}` }, "Replay") : null));
+  if (p) {   // a registered player's solitaire record
+    api.stats(p.player_id).then((st) => {
+      const box = main.querySelector("#my-stats");
+      const d = st.solitaire && st.solitaire.dealt;
+      if (box && d && d.started) box.replaceChildren(statsList(d, "Solitaire"));
+    }).catch(() => {});
+  }
   return every(2000, async () => {
     for (const status of Object.keys(tables)) {
       const { games } = await api.get(`/games?status=${status}&limit=15`);
+      if (status === "finished") {
+        await Promise.all(games.filter((g) => !finishedScores.has(g.game_id)).map(async (g) => {
+          try {
+            const { scores } = await api.scores(g.game_id);
+            if (scores && scores.status === "finished") finishedScores.set(g.game_id, scores);
+          } catch (e) { if (e.offline) throw e; }
+        }));
+      }
       tables[status].replaceChildren(games.length
         ? h("table.list", {}, h("tbody", {}, games.map((g) => row(g, status))))
         : h("p.muted", {}, "none"));
@@ -119,12 +261,18 @@ function lobby() {
 
 function gamePage(gameId, watch) {
   const token = watch ? null : api.tokenFor(gameId);
-  const ctx = { state: {}, readonly: false, send: null };
+  const ctx = { state: {}, readonly: false, send: null, api, player: api.player(), startGame, dealSeed, flash };
   const head = h("div.game-head");
   const seatsBox = h("div.seats-box");
+  const resultBox = h("div.result-box");
+  // the actions come after the board (Monopoly's 40 squares are each focusable): one key press past them
+  const skip = h("button.skip-link#skip-to-actions", { type: "button", onclick: () => {
+    const target = tableEl.querySelector(ACTIONS);
+    if (target) target.focus(); else flash("Nothing to do at the moment.", "info");
+  } }, "Skip to your actions");
   const tableEl = h("div.table#table", { dataset: { game: gameId } });
   const evidence = evidencePanel(gameId);   // every receipt this page is shown is kept and checked
-  main.replaceChildren(head, seatsBox, tableEl, evidence.root);
+  main.replaceChildren(head, resultBox, seatsBox, skip, tableEl, evidence.root);
   let shown = null;
   let current = null;
   let useToken = token;
@@ -144,17 +292,53 @@ function gamePage(gameId, watch) {
         view.status === "finished" ? [" · ", h("a#replay-link", { href: `#/replay/${gameId}` }, "replay")] : null,
         " · ", h("a", { href: `/games/${gameId}/audit`, target: "_blank" }, "audit")));
     seatsBox.replaceChildren(view.status === "waiting" ? seatControls(view, table) : "");
+    resultBox.replaceChildren(view.status === "finished" ? resultPanel(view, table) : "");
     tableEl.dataset.kind = view.kind;
     tableEl.dataset.seat = view.seat == null ? "" : view.seat;
+    const active = document.activeElement;
+    const keys = tableEl.contains(active) && active !== tableEl ? focusKeys(active) : [];
     table.render(tableEl, view, ctx);
+    restoreFocus(tableEl, keys);   // focus stays where the action was, not on the page's body
+    if (!api.network.up) offlineBanner();   // a table drawn while the service is away has its controls off too
+    const mine = yourTurn(view);
+    tableEl.dataset.yourTurn = mine ? "1" : "";
+    document.title = `${mine ? "● Your turn · " : view.status === "finished" ? "Finished · " : ""}${table.title} · ${TITLE}`;
   };
 
+  function resultPanel(view, table) {
+    const seats = view.players || view.seats || [];
+    const score = (p) => (p.points != null ? p.points : p.worth != null ? p.worth : null);
+    const scoreName = seats.some((p) => p.points != null) ? "points" : seats.some((p) => p.worth != null) ? "worth" : "";
+    const ranked = [...seats].sort((a, b) => (b.seat === view.winner) - (a.seat === view.winner) || (score(b) ?? 0) - (score(a) ?? 0));
+    const name = (p) => p.name || `Seat ${p.seat + 1}`;
+    const winner = seats.find((p) => p.seat === view.winner);
+    const headline = view.kind === "solitaire"
+      ? (view.result === "won" ? `${view.name || "The player"} won` : `${view.name || "The player"} lost (${(view.reason || "").replace(/_/g, " ")})`)
+      : winner ? `${name(winner)} won${winner.seat === view.seat ? " — that is you!" : ""}` : "The game is over: no winner";
+    const bots = seats.filter((p) => p.bot && p.seat !== view.seat).map((p) => p.bot);
+    return h("section.box.result#result", { dataset: { winner: view.winner == null ? "" : view.winner } },
+      h("h2", {}, "Game over: ", headline),
+      view.kind !== "solitaire" && seats.length ? h("table.list.standings#standings", {},
+        h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), scoreName ? h("th", {}, scoreName) : null)),
+        h("tbody", {}, ranked.map((p, i) => h("tr", { class: p.seat === view.winner ? "winner" : "", dataset: { seat: p.seat } },
+          h("td", {}, i + 1), h("td", {}, name(p), p.bot ? h("span.tag", {}, `bot: ${p.bot}`) : null, p.seat === view.seat ? h("span.tag", {}, "you") : null),
+          scoreName ? h("td", {}, score(p) ?? "") : null)))) : null,
+      h("p.buttons", {},
+        view.kind !== "solitaire" ? h("button#play-again", { type: "button", onclick: () =>
+          startGame({ kind: view.kind, seats: seats.length || table.seats.default }, bots).catch((e) => flash(e.message)) },
+          bots.length ? `Play again (with the same bots)` : "Play again") : null,
+        " ", h("a.button#to-lobby", { href: "#/" }, "Back to the lobby"),
+        " ", h("a.button", { href: `#/replay/${gameId}` }, "Replay")));
+  }
+
+  let gone = false;
   const refresh = async () => {
     lastRefresh = Date.now();
     try {
       show(await api.view(gameId, useToken));
     } catch (e) {
       if (e.status === 401 && useToken) { useToken = null; return refresh(); }  // an old token: look on as a spectator
+      if (e.status === 404 && e.code === "not_found") { gone = true; stop(); notFound("game", gameId); return "stop"; }
       throw e;
     }
   };
@@ -165,9 +349,10 @@ function gamePage(gameId, watch) {
       evidence.receive(answer.receipt);   // the receipt of this command's batch (the view's may be of a later version)
       show(answer.view);
     } catch (e) {
+      if (e.offline) return;   // the banner says so; the poll redraws the table when the service is back
       flash(e.status === 409 ? "Someone acted first: the table is refreshed." : e.message, e.status === 409 ? "info" : "error");
       shown = null;
-      await refresh();
+      await refresh().catch(() => {});
     }
   };
 
@@ -218,19 +403,35 @@ function gamePage(gameId, watch) {
       }
     } catch { /* aborted, or the service has no stream: polling carries on */ }
     finally { streaming = false; }
-    if (!abort.signal.aborted && !(current && current.status === "finished")) setTimeout(follow, 3000);
+    if (!abort.signal.aborted && !gone && !(current && current.status === "finished")) setTimeout(follow, api.network.up ? 3000 : POLL_MAX_MS);
   };
+  api.network.addEventListener("up", () => { shown = null; }, { signal: abort.signal });   // redraw: controls back on
   const stopPoll = every(POLL_MS, async () => {
-    if (streaming && Date.now() - lastRefresh < 3000) return;
-    await refresh();
+    if (streaming && Date.now() - lastRefresh < 3000 && api.network.up) return;
+    return refresh();
   });
   setTimeout(follow, 0);
   const clock = setInterval(() => {
     for (const el of document.querySelectorAll("[data-deadline]")) {
       el.textContent = `(${Math.max(0, Math.round((Number(el.dataset.deadline) - Date.now()) / 1000))}s left)`;
     }
+    for (const el of document.querySelectorAll("[data-clock-from]")) el.textContent = clockText(Date.now() - Number(el.dataset.clockFrom));
   }, 250);
-  return () => { stopPoll(); clearInterval(clock); abort.abort(); };
+  function stop() { stopPoll(); clearInterval(clock); abort.abort(); }
+  return stop;
+}
+
+const ACTIONS = ["button.cmd[data-type=roll]:not([disabled])", ".mono-side-col button:not([disabled])", "section.prompt button:not([disabled])",
+                 "section.legal button:not([disabled])", ".controls button:not([disabled])", "button.cmd:not([disabled])"].join(", ");
+
+/** Whether the caller is the one the game waits for: their turn, or an answer of theirs pending (a solitaire is
+ *  always its player's: not announced). */
+function yourTurn(view) {
+  if (view.status !== "playing" || view.seat == null || view.kind === "solitaire") return false;
+  const p = view.pending;
+  if (p && (p.seats || p.seat != null)) return (p.seats || [p.seat]).includes(view.seat);   // an answer awaited
+  const turn = view.turn_seat != null ? view.turn_seat : view.turn;
+  return turn === view.seat && (view.legal || []).length > 0;
 }
 
 // ---------------------------------------------------------------- the replay viewer
@@ -240,7 +441,9 @@ function replayPage(gameId) {
   main.replaceChildren(box);
   let alive = true;
   (async () => {
-    const latest = await api.view(gameId);
+    let latest;
+    try { latest = await api.view(gameId); }
+    catch (e) { if (e.status === 404 && e.code === "not_found") { notFound("game", gameId); return; } throw e; }
     if (latest.status !== "finished") {
       box.replaceChildren(h("p", {}, "Replays open once the game is over. ", h("a", { href: `#/games/${gameId}/watch` }, "Watch it")));
       return;

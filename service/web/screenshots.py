@@ -2,7 +2,8 @@
 
 Starts ``python -m service serve`` on a free port with a throwaway embedded store, sets up games through the
 HTTP API, and photographs the lobby, a card-game table, a solitaire with its hint, a Monopoly table and the
-replay viewer with Debian's Chromium (``/usr/bin/chromium``, driven by Playwright; no browser is ever downloaded).
+replay viewer with Debian's Chromium (``/usr/bin/chromium``, driven by Playwright; no browser is ever downloaded), then each table
+again 375 px wide, as on a phone.
 """
 
 from __future__ import annotations
@@ -175,6 +176,28 @@ async def shoot(base: str, out: Path) -> list[Path]:
         await page.wait_for_selector(f"#replay-table[data-at='{at}']")
         shots.append(out / "replay.png")
         await page.screenshot(path=shots[-1], full_page=True)
+
+        # each table on a phone (375 px wide): what fits, fits; the solitaire grid and the board scroll in their boxes
+        phone = await browser.new_page(
+            base_url=base, viewport={"width": 375, "height": 812}, device_scale_factor=2
+        )
+        await phone.goto("/#/")
+        await phone.evaluate(
+            "p => localStorage.setItem('fp.player', JSON.stringify(p))", ann
+        )
+        for name, game, ready in (
+            ("card-game-375.png", table, "#table .player"),
+            ("solitaire-375.png", solitaire, "#table .grid .cell"),
+            ("monopoly-375.png", monopoly, "#table .mono-board .mono-cell"),
+        ):
+            await phone.goto(f"/#/games/{game}")
+            await phone.reload()
+            await phone.wait_for_selector(ready)
+            if name.startswith("solitaire"):
+                await phone.wait_for_selector("#sol-stats")
+            await phone.wait_for_timeout(300)
+            shots.append(out / name)
+            await phone.screenshot(path=shots[-1], full_page=True)
         await browser.close()
     return shots
 

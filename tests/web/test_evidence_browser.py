@@ -99,6 +99,7 @@ async def move(page, live, game_id: str, token: str) -> int:
 async def resign(page) -> None:
     old = int(await page.get_attribute("#table", "data-version"))
     await page.click("button.cmd[data-type=resign]")
+    await page.click("#confirm-yes")  # the page asks before resigning
     await version_after(page, old)
 
 

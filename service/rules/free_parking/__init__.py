@@ -3,7 +3,7 @@
 from service.events.codec import Codec
 from service.events.free_parking import FreeParkingCommand, FreeParkingConfig, FreeParkingEvent
 
-from .audit import secret_note, secret_seen_by, summary
+from .audit import Log, secret_note, secret_seen_by, summary
 from .decide import decide, run
 from .evolve import evolve
 from .legal import legal_commands
@@ -15,6 +15,7 @@ CONFIG = FreeParkingConfig
 CODEC = Codec(FreeParkingEvent, FreeParkingCommand)
 
 __all__ = [
+    "Log",
     "CODEC",
     "CONFIG",
     "KIND",

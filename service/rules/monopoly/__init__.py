@@ -4,7 +4,7 @@ mortgages, trades and bankruptcy, with every wait on a player bounded by a deadl
 from service.events.codec import Codec
 from service.events.monopoly import MonopolyCommand, MonopolyConfig, MonopolyEvent
 
-from .audit import secret_note, secret_seen_by, summary
+from .audit import Log, secret_note, secret_seen_by, summary
 from .decide import KIND, decide, run
 from .evolve import evolve
 from .legal import legal_commands
@@ -15,6 +15,7 @@ CONFIG = MonopolyConfig
 CODEC = Codec(MonopolyEvent, MonopolyCommand)
 
 __all__ = [
+    "Log",
     "CODEC",
     "CONFIG",
     "KIND",

@@ -16,14 +16,15 @@ from service.events.common import GameClosed, SeatTaken, SeedRevealed
 
 from .. import close
 from ..setup import client_seed_note
+from ..words import Seats, Who, seat_words, seats_words
 from .board import HOTEL, name
 from .cards import CARDS
 
 _DECKS = {"chance": "Chance", "chest": "Community Chest"}
 
 
-def _who(seat: int | None) -> str:
-    return "the bank" if seat is None else f"seat {seat}"
+def _who(seat: int | None, who: Who) -> str:
+    return "the bank" if seat is None else who(seat)
 
 
 def _lot(lot: ev.Lot) -> str:
@@ -48,12 +49,12 @@ def _holdings(h: ev.Holdings) -> str:
 
 
 @singledispatch
-def summary(e: msgspec.Struct) -> str:
+def summary(e: msgspec.Struct, who: Who = seat_words) -> str:
     return type(e).__struct_config__.tag  # type: ignore[return-value]
 
 
 @summary.register
-def _(e: ev.GameCreated) -> str:
+def _(e: ev.GameCreated, who: Who = seat_words) -> str:
     c = e.config
     rounds = f"at most {c.max_rounds} rounds" if c.max_rounds else "until one player is left"
     answer = f"{c.response_seconds}s to answer"
@@ -61,23 +62,23 @@ def _(e: ev.GameCreated) -> str:
 
 
 @summary.register
-def _(e: SeatTaken) -> str:
-    who = f"bot {e.player.bot}" if e.player.bot else e.player.name
-    return f"seat {e.seat} taken by {who}{client_seed_note(e)}"
+def _(e: SeatTaken, who: Who = seat_words) -> str:
+    taker = f"bot {e.player.bot}" if e.player.bot else e.player.name
+    return f"{who(e.seat)} taken by {taker}{client_seed_note(e)}"
 
 
 @summary.register
-def _(e: ev.GameStarted) -> str:
+def _(e: ev.GameStarted, who: Who = seat_words) -> str:
     return f"game started: ${e.cash} each, Chance and Community Chest shuffled"
 
 
 @summary.register
-def _(e: ev.TurnBegan) -> str:
-    return f"round {e.round}: seat {e.seat}'s turn"
+def _(e: ev.TurnBegan, who: Who = seat_words) -> str:
+    return f"round {e.round}: {who(e.seat)}'s turn"
 
 
 @summary.register
-def _(e: ev.DiceRolled) -> str:
+def _(e: ev.DiceRolled, who: Who = seat_words) -> str:
     a, b = e.dice
     why = {
         "move": "",
@@ -85,142 +86,142 @@ def _(e: ev.DiceRolled) -> str:
         "utility": " for the utility's rent",
     }[e.purpose]
     double = " (doubles)" if a == b and e.purpose != "utility" else ""
-    return f"seat {e.seat} rolls {a} and {b}{why}{double} (roll {e.n})"
+    return f"{who(e.seat)} rolls {a} and {b}{why}{double} (roll {e.n})"
 
 
 @summary.register
-def _(e: ev.Moved) -> str:
+def _(e: ev.Moved, who: Who = seat_words) -> str:
     salary = f", collecting ${e.salary} for passing GO" if e.salary else ""
-    return f"seat {e.seat} moves from {name(e.from_)} to {name(e.to)}{salary}"
+    return f"{who(e.seat)} moves from {name(e.from_)} to {name(e.to)}{salary}"
 
 
 @summary.register
-def _(e: ev.RollAgain) -> str:
-    return f"seat {e.seat} rolled doubles: rolls again"
+def _(e: ev.RollAgain, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} rolled doubles: rolls again"
 
 
 @summary.register
-def _(e: ev.SentToJail) -> str:
+def _(e: ev.SentToJail, who: Who = seat_words) -> str:
     why = {
         "square": "landed on Go To Jail",
         "card": "by a card",
         "doubles": "three doubles in a row",
     }[e.why]
-    return f"seat {e.seat} goes to jail ({why})"
+    return f"{who(e.seat)} goes to jail ({why})"
 
 
 @summary.register
-def _(e: ev.JailRollFailed) -> str:
-    return f"seat {e.seat} stays in jail: no doubles (try {e.attempt})"
+def _(e: ev.JailRollFailed, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} stays in jail: no doubles (try {e.attempt})"
 
 
 @summary.register
-def _(e: ev.LeftJail) -> str:
+def _(e: ev.LeftJail, who: Who = seat_words) -> str:
     how = {
         "doubles": "by rolling doubles",
         "card": f"with a Get Out of Jail Free card ({e.card})",
         "fine": "paying the $50 fine",
         "forced_fine": "paying the $50 fine after the third failed roll",
     }[e.how]
-    return f"seat {e.seat} leaves jail {how}"
+    return f"{who(e.seat)} leaves jail {how}"
 
 
 @summary.register
-def _(e: ev.Paid) -> str:
+def _(e: ev.Paid, who: Who = seat_words) -> str:
     on = f" on {name(e.square)}" if e.square is not None and e.reason in ("rent", "interest") else ""
-    return f"{_who(e.payer)} pays {_who(e.payee)} ${e.amount} ({e.reason}{on})"
+    return f"{_who(e.payer, who)} pays {_who(e.payee, who)} ${e.amount} ({e.reason}{on})"
 
 
 @summary.register
-def _(e: ev.CardDrawn) -> str:
+def _(e: ev.CardDrawn, who: Who = seat_words) -> str:
     card = CARDS.get(e.card)
     text = f": {card.text}" if card else ""
-    return f"seat {e.seat} draws {_DECKS[e.deck]} {e.card}{text}"
+    return f"{who(e.seat)} draws {_DECKS[e.deck]} {e.card}{text}"
 
 
 @summary.register
-def _(e: ev.JailCardReturned) -> str:
-    return f"seat {e.seat}'s Get Out of Jail Free card {e.card} goes to the bottom of {_DECKS[e.deck]}"
+def _(e: ev.JailCardReturned, who: Who = seat_words) -> str:
+    return f"{who(e.seat)}'s Get Out of Jail Free card {e.card} goes to the bottom of {_DECKS[e.deck]}"
 
 
 @summary.register
-def _(e: ev.PurchaseOffered) -> str:
-    return f"seat {e.seat} may buy {name(e.square)} for ${e.price}"
+def _(e: ev.PurchaseOffered, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} may buy {name(e.square)} for ${e.price}"
 
 
 @summary.register
-def _(e: ev.PropertyBought) -> str:
-    return f"seat {e.seat} buys {name(e.square)} for ${e.price}"
+def _(e: ev.PropertyBought, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} buys {name(e.square)} for ${e.price}"
 
 
 @summary.register
-def _(e: ev.TaxChoiceAwaited) -> str:
-    return f"seat {e.seat} chooses the Income Tax: $200 or 10% of worth"
+def _(e: ev.TaxChoiceAwaited, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} chooses the Income Tax: $200 or 10% of worth"
 
 
 @summary.register
-def _(e: ev.IncomeTaxChosen) -> str:
+def _(e: ev.IncomeTaxChosen, who: Who = seat_words) -> str:
     if e.choice == "flat":
-        return f"seat {e.seat} chooses the flat Income Tax: ${e.amount}"
-    return f"seat {e.seat} chooses 10% of worth ${e.worth}: ${e.amount}"
+        return f"{who(e.seat)} chooses the flat Income Tax: ${e.amount}"
+    return f"{who(e.seat)} chooses 10% of worth ${e.worth}: ${e.amount}"
 
 
 @summary.register
-def _(e: ev.AuctionOpened) -> str:
-    return f"auction of {_lot(e.lot)} opens to seats {', '.join(map(str, e.bidders))}"
+def _(e: ev.AuctionOpened, who: Who = seat_words) -> str:
+    return f"auction of {_lot(e.lot)} opens to {seats_words(who, e.bidders)}"
 
 
 @summary.register
-def _(e: ev.BidPlaced) -> str:
-    return f"seat {e.seat} bids ${e.amount}"
+def _(e: ev.BidPlaced, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} bids ${e.amount}"
 
 
 @summary.register
-def _(e: ev.BidPassed) -> str:
-    return f"seat {e.seat} passes"
+def _(e: ev.BidPassed, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} passes"
 
 
 @summary.register
-def _(e: ev.AuctionClosed) -> str:
+def _(e: ev.AuctionClosed, who: Who = seat_words) -> str:
     if e.winner is None:
         return f"auction of {_lot(e.lot)} closes unsold"
     on = f" for {name(e.square)}" if e.square is not None else ""
-    return f"auction of {_lot(e.lot)} won by seat {e.winner} for ${e.amount}{on}"
+    return f"auction of {_lot(e.lot)} won by {who(e.winner)} for ${e.amount}{on}"
 
 
 @summary.register
-def _(e: ev.Built) -> str:
-    return f"seat {e.seat} builds on {name(e.square)} for ${e.price}: {_level(e.level)}"
+def _(e: ev.Built, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} builds on {name(e.square)} for ${e.price}: {_level(e.level)}"
 
 
 @summary.register
-def _(e: ev.BuildingSold) -> str:
-    return f"seat {e.seat} sells buildings on {name(e.square)} back for ${e.refund}: {_level(e.level)} left"
+def _(e: ev.BuildingSold, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} sells buildings on {name(e.square)} back for ${e.refund}: {_level(e.level)} left"
 
 
 @summary.register
-def _(e: ev.BuildingsSoldOff) -> str:
+def _(e: ev.BuildingsSoldOff, who: Who = seat_words) -> str:
     left = ", ".join(f"{name(q)} {_level(level)}" for q, level in zip(e.squares, e.levels, strict=True))
-    return f"seat {e.seat} sells buildings back evenly for ${e.refund}: {left}"
+    return f"{who(e.seat)} sells buildings back evenly for ${e.refund}: {left}"
 
 
 @summary.register
-def _(e: ev.ShortageDeclared) -> str:
+def _(e: ev.ShortageDeclared, who: Who = seat_words) -> str:
     kind = "houses" if e.kind == "house" else "hotels"
     asked = ", ".join(name(q) for q in e.sites)
     return (
-        f"building shortage: seat {e.seat} asks for {len(e.sites)} {kind} ({asked}), the bank holds {e.bank}; "
-        f"seats {', '.join(map(str, e.claimants)) or 'none'} may claim theirs"
+        f"building shortage: {who(e.seat)} asks for {len(e.sites)} {kind} ({asked}), the bank holds {e.bank}; "
+        f"{seats_words(who, e.claimants) if e.claimants else 'seats none'} may claim theirs"
     )
 
 
 @summary.register
-def _(e: ev.BuildingsClaimed) -> str:
-    return f"seat {e.seat} claims buildings for {_squares(e.sites)}" if e.sites else f"seat {e.seat} claims none"
+def _(e: ev.BuildingsClaimed, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} claims buildings for {_squares(e.sites)}" if e.sites else f"{who(e.seat)} claims none"
 
 
 @summary.register
-def _(e: ev.ShortageResolved) -> str:
+def _(e: ev.ShortageResolved, who: Who = seat_words) -> str:
     return (
         "the claims exceed the bank: the buildings are auctioned one at a time"
         if e.auction
@@ -229,64 +230,64 @@ def _(e: ev.ShortageResolved) -> str:
 
 
 @summary.register
-def _(e: ev.Mortgaged) -> str:
-    return f"seat {e.seat} mortgages {name(e.square)} for ${e.amount}"
+def _(e: ev.Mortgaged, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} mortgages {name(e.square)} for ${e.amount}"
 
 
 @summary.register
-def _(e: ev.MortgageLifted) -> str:
-    return f"seat {e.seat} lifts the mortgage on {name(e.square)} for ${e.amount}"
+def _(e: ev.MortgageLifted, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} lifts the mortgage on {name(e.square)} for ${e.amount}"
 
 
 @summary.register
-def _(e: ev.TradeOffered) -> str:
-    return f"trade {e.trade}: seat {e.seat} offers seat {e.to} {_holdings(e.give)} for {_holdings(e.get)}"
+def _(e: ev.TradeOffered, who: Who = seat_words) -> str:
+    return f"trade {e.trade}: {who(e.seat)} offers {who(e.to)} {_holdings(e.give)} for {_holdings(e.get)}"
 
 
 @summary.register
-def _(e: ev.TradeAccepted) -> str:
+def _(e: ev.TradeAccepted, who: Who = seat_words) -> str:
     return f"trade {e.trade} accepted"
 
 
 @summary.register
-def _(e: ev.TradeClosed) -> str:
+def _(e: ev.TradeClosed, who: Who = seat_words) -> str:
     return f"trade {e.trade} {e.why}"
 
 
 @summary.register
-def _(e: ev.DebtOwed) -> str:
-    return f"seat {e.seat} owes {_who(e.creditor)} ${e.amount} ({e.reason}) and must raise it"
+def _(e: ev.DebtOwed, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} owes {_who(e.creditor, who)} ${e.amount} ({e.reason}) and must raise it"
 
 
 @summary.register
-def _(e: ev.WentBankrupt) -> str:
-    return f"seat {e.seat} goes bankrupt to {_who(e.creditor)}"
+def _(e: ev.WentBankrupt, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} goes bankrupt to {_who(e.creditor, who)}"
 
 
 @summary.register
-def _(e: ev.PropertyTransferred) -> str:
-    return f"{name(e.square)} goes to {_who(e.to)}"
+def _(e: ev.PropertyTransferred, who: Who = seat_words) -> str:
+    return f"{name(e.square)} goes to {_who(e.to, who)}"
 
 
 @summary.register
-def _(e: ev.TurnEnded) -> str:
-    return f"seat {e.seat}'s turn ends"
+def _(e: ev.TurnEnded, who: Who = seat_words) -> str:
+    return f"{who(e.seat)}'s turn ends"
 
 
 @summary.register
-def _(e: ev.GameEnded) -> str:
+def _(e: ev.GameEnded, who: Who = seat_words) -> str:
     why = "the last player left" if e.reason == "last_player" else "the largest worth after the last round"
-    worth = ", ".join(f"seat {i} ${w}" for i, w in enumerate(e.worth))
-    return f"seat {e.winner} wins, {why}; worth {worth}"
+    worth = ", ".join(f"{who(i)} ${w}" for i, w in enumerate(e.worth))
+    return f"{who(e.winner)} wins, {why}; worth {worth}"
 
 
 @summary.register
-def _(e: GameClosed) -> str:
+def _(e: GameClosed, who: Who = seat_words) -> str:
     return close.summary(e)
 
 
 @summary.register
-def _(e: SeedRevealed) -> str:
+def _(e: SeedRevealed, who: Who = seat_words) -> str:
     return f"seed revealed: {e.seed}"
 
 
@@ -300,3 +301,65 @@ def secret_note(e: msgspec.Struct) -> str:
 def secret_seen_by(e: msgspec.Struct, seat: int) -> bool:
     """No seat is ever shown a deck's order: a seat's record keeps no Monopoly secret."""
     return False
+
+
+# --- the move log: players by name ----------------------------------------------------------------------------------
+
+_TO_JAIL = {"square": "landed on Go To Jail", "card": "a card", "doubles": "the third doubles in a row"}
+
+
+class Log:
+    """The words of ``GET /games/{id}/log``: the audit's words with each player's name; the dice say who rolled them
+    and, when the roll sent the roller to jail, that it did."""
+
+    def __init__(self) -> None:
+        self.seats = Seats()
+        self.trades: dict[int, tuple[int, int]] = {}  # trade id → (offered by, offered to)
+
+    def line(self, e: msgspec.Struct, following: list[msgspec.Struct]) -> str:
+        n = self.seats.name
+        if isinstance(e, SeatTaken):
+            bot = f" ({e.player.bot} bot)" if e.player.bot else ""
+            text = f"{e.player.name}{bot} takes seat {e.seat}"
+        elif isinstance(e, ev.DiceRolled):
+            text = summary(e, n) + self._jailed(e, following)
+        elif isinstance(e, ev.TradeOffered):
+            self.trades[e.trade] = (e.seat, e.to)
+            text = summary(e, n)
+        elif isinstance(e, ev.TradeAccepted | ev.TradeClosed):
+            by, to = self.trades.get(e.trade, (None, None))
+            offer = f"{n(by)}'s trade offer to {n(to)}" if by is not None and to is not None else f"trade {e.trade}"
+            text = f"{offer} accepted" if isinstance(e, ev.TradeAccepted) else f"{offer} {e.why}" + (
+                f" by {n(to)}" if e.why == "rejected" and to is not None else "")
+        else:
+            text = summary(e, n)
+        self.seats.see(e)
+        return text
+
+    @staticmethod
+    def _jailed(e: ev.DiceRolled, following: list[msgspec.Struct]) -> str:
+        """", sent to jail (…)" when this roll put its roller there: the events up to the next roll or turn say so."""
+        if e.purpose != "move":
+            return ""
+        for later in following:
+            if isinstance(later, ev.DiceRolled | ev.TurnBegan | ev.TurnEnded):
+                break
+            if isinstance(later, ev.SentToJail) and later.seat == e.seat:
+                return f": sent to jail ({_TO_JAIL[later.why]})"
+        return ""
+
+    def notice(self, e: msgspec.Struct, me: int) -> str | None:
+        """What ``e`` did to the player at seat ``me``, in words to them; ``None``: nothing of theirs."""
+        n = self.seats.name
+        if isinstance(e, ev.TradeOffered) and e.to == me:
+            return f"{n(e.seat)} offers you a trade: {_holdings(e.give)} for {_holdings(e.get)}"
+        if isinstance(e, ev.TradeClosed | ev.TradeAccepted):
+            by, to = self.trades.get(e.trade, (None, None))
+            if by == me and to is not None:
+                return f"{n(to)} accepted your trade offer" if isinstance(e, ev.TradeAccepted) else (
+                    f"{n(to)} rejected your trade offer" if e.why == "rejected" else f"Your trade offer to {n(to)} {e.why}")
+        if isinstance(e, ev.SentToJail) and e.seat == me:
+            return f"You go to jail ({_TO_JAIL[e.why]})"
+        if isinstance(e, ev.WentBankrupt) and e.seat == me:
+            return "You are bankrupt"
+        return None

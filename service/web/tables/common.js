@@ -45,3 +45,39 @@ export function commandButtons(commands, label, onSend, { fold = 6 } = {}) {
 export function humanize(type) {
   return type.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
 }
+
+/** A selector that finds `el` again in a re-rendered table: its id, else its data-* attributes (all of them, then
+ *  the ones that name a place or a command type alone), else its name; the candidates are tried in order. */
+export function focusKeys(el) {
+  if (!el || !(el instanceof Element)) return [];
+  const tag = el.tagName.toLowerCase();
+  const keys = [];
+  if (el.id) keys.push(`#${CSS.escape(el.id)}`);
+  const attr = (k) => `[data-${k.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase())}="${CSS.escape(el.dataset[k])}"]`;
+  const data = Object.keys(el.dataset);
+  if (data.length) keys.push(tag + data.map(attr).join(""));
+  for (const group of [["row", "slot"], ["square"], ["seat"], ["type"]]) {
+    if (group.every((k) => k in el.dataset)) keys.push(tag + group.map(attr).join(""));
+  }
+  if (el.name) keys.push(`${tag}[name="${CSS.escape(el.name)}"]`);
+  return keys;
+}
+
+/** After a re-render: focus the first element one of `keys` finds in `root` (enabled), else `root` itself. */
+export function restoreFocus(root, keys) {
+  if (!keys.length || root.contains(document.activeElement)) return;
+  for (const key of keys) {
+    const found = [...root.querySelectorAll(key)].find((el) => !el.disabled && !el.closest("[hidden]"));
+    if (found) { found.focus({ preventScroll: true }); return; }
+  }
+  if (!root.hasAttribute("tabindex")) root.setAttribute("tabindex", "-1");
+  root.focus({ preventScroll: true });
+}
+
+/** 83 456 ms → "1:23"; an hour or more → "1:02:03". */
+export function clockText(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const hms = [Math.floor(s / 3600), Math.floor(s / 60) % 60, s % 60];
+  const pad = (n) => String(n).padStart(2, "0");
+  return hms[0] ? `${hms[0]}:${pad(hms[1])}:${pad(hms[2])}` : `${hms[1]}:${pad(hms[2])}`;
+}

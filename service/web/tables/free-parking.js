@@ -1,6 +1,7 @@
 // The Free Parking card game's table: meters, Point cards, the caller's hand, the turn, and every legal
 // command as a button (with the Talk Your Way Out of It prompt when the caller's answer is awaited).
 import { h, commandButtons, humanize } from "./common.js";
+import { withLog } from "./log.js";
 
 const METER_MAX = 60;
 const WINNING_POINTS = 200;
@@ -19,6 +20,16 @@ export function cardName(id) {
   return m[2] ? `${NAMES[m[1]]} ${m[2]}` : NAMES[m[1]];
 }
 
+function cardValue(id) {
+  const m = /^[A-Z]+(\d+)-/.exec(id || "");
+  return m ? Number(m[1]) : 0;
+}
+
+function meterOf(view, seat) {
+  const p = (view.players || []).find((x) => x.seat === seat);
+  return p ? p.meter : "?";
+}
+
 function seatName(view, seat) {
   const p = (view.players || []).find((x) => x.seat === seat);
   const name = (p && p.name) || `Seat ${seat}`;
@@ -29,15 +40,15 @@ export function label(view, c) {
   const card = c.card !== undefined ? cardName(c.card) : "";
   switch (c.type) {
     case "feed_meter": return c.card ? `Feed the meter: ${card}` : "Feed the meter";
-    case "run_errand": return c.card ? `Run errand: ${card}` : "Run an errand";
+    case "run_errand": return c.card ? `Run errand: ${card} (${cardValue(c.card)} minutes off the meter)` : "Run an errand";
     case "free_parking": return c.card ? `Free Parking + ${cardName(c.errand)}` : "Free Parking";
-    case "time_expires": return c.card ? `Time Expires on ${seatName(view, c.target)}` : "Time Expires";
+    case "time_expires": return c.card ? `Time Expires on ${seatName(view, c.target)} (meter ${meterOf(view, c.target)} → 0)` : "Time Expires";
     case "swap_three": return c.cards ? `Swap ${c.cards.map(cardName).join(", ")}` : "Swap three";
     case "discard": return c.card ? `Discard ${card}` : "Discard";
     case "draw_second_chance": return "Draw a Second Chance card";
     case "end_turn": return "End turn";
     case "officer_jones": return c.card ? `Officer Jones on ${seatName(view, c.target)}` : "Officer Jones";
-    case "talk_out": return "Talk Your Way Out of It";
+    case "talk_out": return `Talk Your Way Out of It (${card})`.replace(" (Talk Your Way Out of It)", "");
     case "accept": return "Accept";
     case "choose":
       if (c.card !== undefined) return `Choose ${card}`;
@@ -52,11 +63,55 @@ export function label(view, c) {
   }
 }
 
-function cardEl(card) {
+/** What a card does, in the rule book's words (docs/rules-free-parking.md). */
+export function cardDoes(card) {
+  const v = card.value;
+  switch (card.kind) {
+    case "feed_meter": return `Main play: adds ${v} minutes to your meter (up to 60).`;
+    case "point": return `Main play, an errand: scores ${v} points and takes ${v} minutes off your meter.`;
+    case "free_parking": return "Main play with a Point card: the errand scores and no time is taken off.";
+    case "time_expires": return "Main play against an opponent: their meter goes to 0 (Violation).";
+    case "officer_jones": return "Any time: against an opponent at Violation with Point cards down; they discard one.";
+    case "talk_your_way_out": return "Cancels an action against you, when you are asked to answer it.";
+    default: return "";
+  }
+}
+
+const MAIN_PLAYS = ["feed_meter", "run_errand", "free_parking", "time_expires"];
+
+/** Why `card` in the caller's hand cannot be played now ("" when it can), from the view's `legal` and the rules. */
+export function whyNot(view, card) {
+  const legal = view.legal || [];
+  if (legal.some((c) => (c.card === card.id || c.errand === card.id) && c.type !== "discard" && c.type !== "swap_three")) return "";
+  const p = view.pending;
+  const me = (view.players || []).find((x) => x.seat === view.seat);
+  if (p && p.seat !== view.seat) return `Not now: awaiting ${seatName(view, p.seat)}'s ${p.kind === "respond" ? "response" : "choice"}.`;
+  if (p && p.seat === view.seat) return p.kind === "respond" ? "Not now: answer first (accept, or talk your way out)." : "Not now: make your choice first.";
+  if (card.kind === "officer_jones") return "No opponent is at Violation with Point cards down.";
+  if (card.kind === "talk_your_way_out") return "Only when an action against you awaits your answer.";
+  if (view.turn !== view.seat) return "Not your turn.";
+  if (view.phase !== "main") return "You have made your main play this turn.";
+  if (card.kind === "point" && me && card.value > me.meter) return `Meter ${me.meter} is too low for this ${card.value}-minute errand (Free Parking would do it).`;
+  if (card.kind === "free_parking") return "Needs a Point card in your hand to go with it.";
+  if (!legal.some((c) => MAIN_PLAYS.includes(c.type))) return "Not your main play now.";
+  return "Not playable now.";
+}
+
+function cardEl(card, { view = null, pick = null } = {}) {
   const code = KINDS[card.kind] || "X";
-  return h(`div.card.k-${code}`, { dataset: { card: card.id }, title: card.id },
+  const does = cardDoes(card);
+  const why = view ? whyNot(view, card) : "";
+  const classes = [`div.card.k-${code}`, why ? ".unplayable" : "", pick ? ".pickable" : "", pick && pick.picked ? ".picked" : ""].join("");
+  return h(classes, {
+    dataset: { card: card.id, why: why || undefined },
+    title: [cardName(card.id), does, why].filter(Boolean).join("\n"),
+    onclick: pick ? pick.toggle : undefined,
+    role: pick ? "button" : undefined, "aria-pressed": pick ? String(Boolean(pick.picked)) : undefined,
+  },
     h("span.card-name", {}, cardName(card.id)),
-    card.value != null && card.kind !== "feed_meter" && card.kind !== "point" ? h("span.card-value", {}, card.value) : null);
+    card.value != null && card.kind !== "feed_meter" && card.kind !== "point" ? h("span.card-value", {}, card.value) : null,
+    view && does ? h("span.card-does", {}, does) : null,
+    view && why ? h("span.card-why", {}, why) : null);
 }
 
 function meterEl(value) {
@@ -81,7 +136,10 @@ function pendingEl(view, ctx) {
   const whose = answerNote(view, p);
   if (mine) {
     const answers = (view.legal || []).filter((c) => ["talk_out", "accept", "choose"].includes(c.type));
-    const ask = p.kind === "respond" ? "Talk your way out of it, or accept?" : `Choose a ${p.kind}:`;
+    const canTalk = answers.some((c) => c.type === "talk_out");
+    const ask = p.kind === "respond"
+      ? (canTalk ? "Talk your way out of it, or accept?" : "You hold no Talk Your Way Out of It card: accept.")
+      : choicePrompt(view, p);
     return h("section.prompt", { dataset: { pending: p.kind, respondent: p.respondent || "" } },
       h("h3", {}, "Your answer is awaited"),
       h("p", {}, what, whose, " ", ask, " ", h("span.deadline", { dataset: { deadline: p.deadline_at } }, `(${countdown(p.deadline_at)} left)`)),
@@ -90,6 +148,26 @@ function pendingEl(view, ctx) {
   return h("section.prompt.waiting", { dataset: { pending: p.kind, respondent: p.respondent || "" } },
     h("p", {}, what, whose, " Waiting for ", seatName(view, p.seat), ` to ${p.kind === "respond" ? "respond" : "choose a " + p.kind} `,
       h("span.deadline", { dataset: { deadline: p.deadline_at } }, `(${countdown(p.deadline_at)} left)`)));
+}
+
+const EFFECT_NAMES = { take_point: "take a Point card, unseen", give_point: "give a Point card", lose_point: "lose a Point card",
+  trade_places: "trade places", minus_20: "−20 minutes", violation: "meter to Violation", all_minus_20: "every opponent −20 minutes" };
+
+/** A choice in the game's words: "Second Chance: lose a Point card — choose the one you lose". */
+export function choicePrompt(view, p) {
+  const a = p.action || {};
+  const card = a.card || "";
+  const source = card.startsWith("SC-") ? `Second Chance: ${EFFECT_NAMES[a.kind] || humanize(a.kind || "")}` : cardName(card) || "Choose";
+  const what = {
+    "lose_point:card": "choose the one you lose",
+    "give_point:card": "choose the one you give",
+    "give_point:target": "choose who gets it",
+    "take_point:target": "choose whom to take a Point card from",
+    "take_point:position": "pick one of the face-down cards",
+    "trade_places:target": "choose whom to trade places with",
+    "officer_jones:card": "choose the Point card you discard",
+  }[`${a.kind}:${p.kind}`] || `choose a ${p.kind}`;
+  return `${source} — ${what}:`;
 }
 
 // Which answer a wait is: a trade of places asks the named player, then the drawer (pending.respondent, asked_next).
@@ -120,8 +198,30 @@ function render(root, view, ctx) {
       h("div.cards.point-cards", {}, p.point_cards.length ? p.point_cards.map(cardEl) : h("span.muted", {}, "no Point cards")),
       p.hand && p.seat !== view.seat ? h("div.cards.hand.revealed", {}, h("span.muted", {}, "hand: "), p.hand.map(cardEl)) : null,
     )));
+  const swaps = (view.legal || []).filter((c) => c.type === "swap_three");
+  const st = ctx.state;
+  if (!swaps.length || st.swapAt !== view.version) st.swap = null;   // a new version: any pick starts again
+  const redraw = () => render(root, view, ctx);
+  const pickFor = (card) => st.swap ? {
+    picked: st.swap.includes(card.id),
+    toggle: () => {
+      const i = st.swap.indexOf(card.id);
+      if (i >= 0) st.swap.splice(i, 1); else if (st.swap.length < 3) st.swap.push(card.id);
+      redraw();
+    },
+  } : null;
+  const chosen = st.swap && st.swap.length === 3
+    ? swaps.find((c) => [...c.cards].sort().join() === [...st.swap].sort().join()) : null;
+  const swapBox = ctx.readonly || !swaps.length ? null : st.swap
+    ? h("div.swap-pick#swap-pick", {}, `Swap three: pick three cards of your hand (${st.swap.length} of 3 picked). `,
+        h("button#swap-confirm", { type: "button", disabled: !chosen, onclick: () => { st.swap = null; ctx.send(chosen); } },
+          chosen ? `Swap ${chosen.cards.map(cardName).join(", ")}` : "Swap these three"),
+        " ", h("button#swap-cancel", { type: "button", onclick: () => { st.swap = null; redraw(); } }, "Cancel"))
+    : h("div.swap-pick", {}, h("button#swap-start", { type: "button", onclick: () => { st.swap = []; st.swapAt = view.version; redraw(); } },
+        "Swap three…"), h("span.muted", {}, " discard three cards of your choice and draw three new ones (your main play)"));
   const you = view.you && view.you.hand
-    ? h("section.you", {}, h("h3", {}, "Your hand"), h("div.cards.hand.own", {}, view.you.hand.map(cardEl)))
+    ? h("section.you", {}, h("h3", {}, "Your hand"),
+        h("div.cards.hand.own", {}, view.you.hand.map((c) => cardEl(c, { view: ctx.readonly ? null : view, pick: pickFor(c) }))), swapBox)
     : null;
   const decks = view.decks
     ? h("div.decks.muted", {}, `Deck ${view.decks.playing} · Second Chance ${view.decks.second_chance}`,
@@ -129,14 +229,14 @@ function render(root, view, ctx) {
     : null;
   const pending = pendingEl(view, ctx);
   const promptTypes = view.pending && view.pending.seat === view.seat ? ["talk_out", "accept", "choose"] : [];
-  const others = (view.legal || []).filter((c) => !promptTypes.includes(c.type));
+  const others = (view.legal || []).filter((c) => !promptTypes.includes(c.type) && c.type !== "swap_three");
   const commands = ctx.readonly ? null
     : view.seat == null ? h("p.muted", {}, "Spectating: no seat of yours at this table.")
     : h("section.legal", {}, h("h3", {}, "Your moves"),
         others.length ? commandButtons(others, (c) => label(view, c), ctx.send) : h("p.muted", {}, "Nothing to do right now."));
-  root.replaceChildren(...[
+  root.replaceChildren(withLog(view, ctx, ...[
     h("div.fp-head", {}, status, h("span.muted", {}, ` round ${view.round} · turn ${view.turn_number} · v${view.version}`), decks),
-    pending, players, you, commands].filter(Boolean));
+    pending, players, you, commands].filter(Boolean)));
 }
 
 export default {

@@ -3,6 +3,7 @@
 // building shortage, debts, trades). Every button is one of the view's `legal` commands; open-ended ones (a
 // bid, a trade) are filled in from their inputs. Click a property to see it and what you may do with it.
 import { h, commandButtons, humanize } from "./common.js";
+import { logPanel } from "./log.js";
 
 const GROUP_COLOURS = {
   brown: "#8b4a2b", light_blue: "#aae0fa", pink: "#d93a96", orange: "#f7941d", red: "#ed1b24",
@@ -504,7 +505,7 @@ function render(root, view, ctx) {
       h("div.mono-side-col", {},
         ...[debtsEl(view, ctx), offerEl(view, ctx), auctionEl(view, ctx), shortageEl(view, ctx), movesEl(view, ctx),
             tradesEl(view, ctx), tradeFormEl(view, ctx, redraw),
-            h("div.mono-players", {}, view.seats.map((p) => playerEl(view, ctx, p, redraw)))].filter(Boolean)))));
+            h("div.mono-players", {}, view.seats.map((p) => playerEl(view, ctx, p, redraw))), logPanel(view, ctx)].filter(Boolean)))));
 }
 
 // ---------------------------------------------------------------- the lobby's options

@@ -1,0 +1,114 @@
+"""The move log beside the card game's table (tables/log.js, GET /games/{id}/log), the hand that explains itself,
+and swap three picked card by card, in a real browser (fixtures of test_browser.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.api.conftest import ADMIN_HEADERS
+from tests.api.helpers import find_seed, holds
+from tests.web.test_browser import browser, open_page, register, version_after  # noqa: F401 — fixtures
+
+pytestmark = pytest.mark.parametrize("live_kind", ["embedded"])
+
+EFFECTS = {
+    "take_point": "take a Point card from another player, unseen", "give_point": "give one of your Point cards to an opponent",
+    "lose_point": "lose one of your Point cards", "trade_places": "trade places with another player",
+    "add_20": "add 20 minutes", "add_40": "add 40 minutes", "set_60": "set your meter to 60",
+    "minus_20": "take 20 minutes off your meter", "violation": "your meter goes to Violation",
+    "all_minus_20": "every opponent takes 20 minutes off", "draw_2": "draw 2 playing cards",
+}
+
+# Ann's plain play through the page: answer at once, score where she can, and draw a Second Chance card every turn
+PLAY = """() => {
+  const t = document.querySelector('#table');
+  if (!t) return null;
+  if (t.querySelector('.badge.done')) return 'finished';
+  const buttons = [...t.querySelectorAll('section.prompt button.cmd, section.legal button.cmd')];
+  const order = ['accept', 'choose', 'run_errand', 'free_parking', 'feed_meter', 'draw_second_chance', 'discard', 'end_turn'];
+  for (const type of order) {
+    const b = buttons.find((x) => x.dataset.type === type);
+    if (b) { const v = t.dataset.version; b.click(); return 'clicked:' + v; }
+  }
+  return null;
+}"""
+
+
+async def new_table(live, seed: str) -> str:
+    r = await live.post("/games", json={"kind": "free-parking", "seats": 2, "seed": seed}, headers=ADMIN_HEADERS)
+    assert r.status_code == 201, r.text
+    game_id = r.json()["game_id"]
+    assert (await live.post(f"/games/{game_id}/seats", json={"bot": "greedy"})).status_code == 201  # seat 0
+    return game_id
+
+
+async def test_a_game_against_a_bot_to_the_end_and_its_log_names_every_move(live, browser):
+    seed = find_seed(holds("P", seat=1))
+    game_id = await new_table(live, seed)
+    page = await open_page(browser, live)
+    await register(page, "Ann")
+    await page.goto(f"/#/games/{game_id}")
+    await page.click("#join")  # seat 1: Ann plays first
+    await page.wait_for_selector("#table[data-seat='1']")
+    for _ in range(600):
+        handle = await page.wait_for_function(PLAY, polling=100)
+        state = await handle.json_value()
+        if state == "finished":
+            break
+        await version_after(page, int(state.split(":")[1]))
+    else:
+        raise AssertionError("the game did not end")
+    events = (await live.get(f"/games/{game_id}/events", params={"limit": 5000})).json()["events"]
+    version = events[-1]["seq"]
+    await page.wait_for_selector(f"#move-log[data-version='{version}']")
+    lines = await page.eval_on_selector_all("#move-log li", "ls => ls.map(l => [Number(l.dataset.seq), l.textContent])")
+    assert [seq for seq, _ in lines] == list(range(version, 0, -1))  # newest first, every event
+    text = dict(lines)
+    names = {0: "Greedy Gus", 1: "Ann"}
+    bot_moves = drawn = 0
+    for e in events:
+        public = e["public"]
+        if e.get("command") and e.get("actor", "server").startswith("seat:"):
+            actor = names[int(e["actor"].removeprefix("seat:"))]
+            assert text[e["seq"]].startswith(actor) or f" {actor}" in text[e["seq"]], (e["type"], text[e["seq"]])
+            bot_moves += actor == "Greedy Gus"
+        if e["type"] == "second_chance_drawn":
+            drawn += 1
+            assert f"a Second Chance card: “{EFFECTS[public['effect']]}”" in text[e["seq"]], text[e["seq"]]
+        if e["type"] == "places_traded":
+            names[public["seat"]], names[public["other"]] = names[public["other"]], names[public["seat"]]
+    assert bot_moves > 5 and drawn > 0, (bot_moves, drawn)
+    assert "Greedy Gus takes seat 0" in text.values() or "Greedy Gus (greedy bot) takes seat 0" in text.values()
+    assert page.errors == []
+
+
+async def test_swap_three_by_picking_cards_and_each_card_says_what_it_does(live, browser):
+    seed = find_seed(holds("P", seat=1))
+    game_id = await new_table(live, seed)
+    page = await open_page(browser, live)
+    await register(page, "Ann")
+    await page.goto(f"/#/games/{game_id}")
+    await page.click("#join")
+    await page.wait_for_selector("#table[data-seat='1'] #swap-start")
+    # no list of combinations: one "Swap three…" button; every card explains itself; at meter 0 no errand runs
+    assert await page.locator("#table button.cmd[data-type=swap_three]").count() == 0
+    cards = page.locator("#table .hand.own .card")
+    for i in range(await cards.count()):
+        assert (await cards.nth(i).locator(".card-does").inner_text()).strip()
+    point = page.locator("#table .hand.own .card.k-P").first
+    assert "Meter 0 is too low" in await point.get_attribute("data-why")
+    ids = await page.eval_on_selector_all("#table .hand.own .card", "cs => cs.map(c => c.dataset.card)")
+    await page.click("#swap-start")
+    for card in ids[:3]:
+        await page.click(f"#table .hand.own .card[data-card='{card}']")
+    assert await page.locator("#table .hand.own .card.picked").count() == 3
+    await page.click(f"#table .hand.own .card[data-card='{ids[3]}']")  # a fourth is not taken
+    assert await page.locator("#table .hand.own .card.picked").count() == 3
+    old = int(await page.get_attribute("#table", "data-version"))
+    await page.click("#swap-confirm")
+    await version_after(page, old)
+    events = (await live.get(f"/games/{game_id}/events", params={"limit": 5000}, headers=ADMIN_HEADERS)).json()["events"]
+    swapped = next(e for e in events if e["type"] == "three_swapped")
+    assert sorted(swapped["public"]["cards"]) == sorted(ids[:3])
+    await page.locator("#move-log li", has_text="Ann swaps three: discards").wait_for()
+    assert page.errors == []

@@ -36,6 +36,15 @@ FEED_BLOCK_MS = 1000  # a single server's feed waits this long for an append in 
 BUFFER = 500  # events kept per watched game: a stream further behind reads the store
 
 
+def _go_on() -> None:
+    """Raise ``CancelledError`` if this task was asked to stop. A client library that catches the ``CancelledError``
+    it was sent and answers as if nothing happened (seen once with redis-py's cluster pipeline: the change feed went on
+    polling, and the worker's event loop never closed) must not keep alive a loop its owner cancelled."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
 class GameWatch:
     """The events of one game as this worker learns of them, for the streams that follow it."""
 
@@ -80,6 +89,7 @@ class GameWatch:
 
     async def _run(self) -> None:
         while self.streams and not self.finished:
+            _go_on()
             self._woken.clear()  # before the read: an append after it wakes the wait below
             try:
                 await self._look()
@@ -145,6 +155,7 @@ class ChangeFeed:
 
     async def _follow(self, heads: dict[int, bytes]) -> None:
         while True:
+            _go_on()
             try:
                 appended = await self.store.appended_since(heads, FEED_BLOCK_MS)
                 self.reading = True

@@ -273,8 +273,8 @@ def schema_valid_requests_accepted(ctx, response, case) -> bool | None:
     """schemathesis's ``positive_data_acceptance``, less what a schema cannot say:
 
     - a command's fate is the rules' (422) once it is well formed;
-    - ``POST /games/{id}/seats`` needs a name or a bot unless the token is a registered player's, and a bot of the
-      game's kind (400);
+    - ``POST /games/{id}/seats`` needs a name or a bot unless the token is a registered player's, a bot of the
+      game's kind, and no ``client_seed`` with a bot (400);
     - ``?at`` of a replay goes up to the game's version, which no static schema knows (400); ``?as`` of an export
       names one of the game's seats (400);
     - a tournament may reserve seats only for registered players, each once, no more than a table seats (400);
@@ -287,8 +287,8 @@ def schema_valid_requests_accepted(ctx, response, case) -> bool | None:
     message = str(error.get("message", ""))
     if case.operation.path == "/games/{game_id}/commands" and response.status_code == 422:
         return None
-    if case.operation.path == "/games/{game_id}/seats" and message.startswith(("Send either a name or a bot", "A solitaire game seats",
-                                                                                 "A free-parking game seats")):
+    if case.operation.path == "/games/{game_id}/seats" and message.startswith((
+            "Send either a name or a bot", "A solitaire game seats", "A free-parking game seats", "A bot brings no client seed")):
         return None
     if case.operation.path == "/games/{game_id}/replay" and message.startswith("?at must be between 0 and"):
         return None

@@ -1,4 +1,4 @@
-"""``python -m service [serve|demo|play|simulate|solitaire-rates|rebuild|project|keys] …``; with no command it serves HTTP.
+"""``python -m service [serve|demo|play|simulate|solitaire-rates|bot-league|rebuild|project|keys] …``; with no command it serves HTTP.
 
 ``make run`` runs it: the service on http://127.0.0.1:8000, on the embedded store unless ``REDIS_URL`` is set.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from service.cli import demo, keys, play, projections, serve, simulate, solitaire_rates
+from service.cli import demo, keys, league, play, projections, serve, simulate, solitaire_rates
 
 
 def parser() -> argparse.ArgumentParser:
@@ -19,6 +19,7 @@ def parser() -> argparse.ArgumentParser:
     play.add_parser(sub)
     simulate.add_parser(sub)
     solitaire_rates.add_parser(sub)
+    league.add_parser(sub)
     projections.add_rebuild_parser(sub)
     projections.add_project_parser(sub)
     keys.add_parser(sub)

@@ -5,6 +5,9 @@ appended also keeps that time in a local schedule, so a bot answers or a deadlin
 polling; every worker also scans the due sets now and then — at start, too — so games whose worker died
 or restarted are found again.
 
+A bot's move is chosen in a thread of its own (``BOT_THREAD``), never on the event loop: the expert's search takes
+tens of milliseconds, and requests go on being answered meanwhile.
+
 Any worker may act; two that act on the same game at once collapse into one event, because each move
 carries a command id derived from the game and version (``timeout:<game>:<seq>``, ``bot:<game>:<version>``)
 and the version it was decided on.
@@ -15,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import logging
+from concurrent.futures import ThreadPoolExecutor
 
 from service.events.store import StoreUnavailable
 from service.rules.errors import RuleViolation
@@ -24,6 +28,10 @@ from .games import Games, now_ms
 from .schedule import idle_due, server_move
 
 log = logging.getLogger("free_parking.runner")
+
+BOT_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bots")
+"""Where server moves are chosen: one thread, so that two games' bots never search at once in one worker (the
+seated bots they keep are this thread's alone)."""
 
 
 class Runner:
@@ -81,7 +89,7 @@ class Runner:
 
     async def act(self, game_id: str, *, clear: bool = True) -> bool:
         game = await self.games.fresh(game_id)
-        move = server_move(game, now_ms(), self.games.idle_ms)
+        move = await asyncio.get_running_loop().run_in_executor(BOT_THREAD, server_move, game, now_ms(), self.games.idle_ms)
         if move is None:
             if clear:
                 meta = await self.games.store.meta(game_id)

@@ -7,9 +7,13 @@ from typing import Any, Protocol
 
 import msgspec
 
+from .expert import ExpertBot
 from .free_parking import BOTS as FREE_PARKING_BOTS
 from .monopoly import BOTS as MONOPOLY_BOTS
 from .solitaire import BOTS as SOLITAIRE_BOTS
+from .turns import awaited, holds_up, next_move
+
+__all__ = ["BOTS", "Bot", "awaited", "bot", "holds_up", "next_move"]
 
 
 class Bot(Protocol):
@@ -20,7 +24,7 @@ class Bot(Protocol):
 
 
 BOTS: dict[str, dict[str, type]] = {
-    "free-parking": FREE_PARKING_BOTS,
+    "free-parking": {**FREE_PARKING_BOTS, "expert": ExpertBot},
     "solitaire": SOLITAIRE_BOTS,
     "monopoly": MONOPOLY_BOTS,
 }
@@ -28,34 +32,3 @@ BOTS: dict[str, dict[str, type]] = {
 
 def bot(kind: str, name: str) -> Bot:
     return BOTS[kind][name]()
-
-
-def awaited(pending: Any) -> tuple[int, ...]:
-    """The seats a wait is on: a Monopoly auction or building shortage awaits several at once (its ``seats``, the
-    first being ``seat``); a kind whose waits have no ``seats`` awaits ``seat`` alone."""
-    return getattr(pending, "seats", ()) or (pending.seat,)
-
-
-def holds_up(s: Any) -> bool:
-    """Whether the game's wait holds up play: a kind's waits do unless its state says otherwise (``blocked``: a
-    Monopoly trade offer awaits its answer while the turn goes on)."""
-    return s.pending is not None and getattr(s, "blocked", True)
-
-
-def next_move(
-    rules: Any, s: Any, bots: list[Bot], rnd: random.Random, seats: set[int] | None = None
-) -> tuple[int, msgspec.Struct] | None:
-    """Who acts next and with what: an awaited seat; else any seat that interrupts; else the seat whose turn
-    it is. A wait that holds up nothing (``holds_up``) lets the others play on after the awaited seats. Only
-    ``seats`` (default: all) are played; ``None`` when none of them acts now."""
-    order = list(awaited(s.pending)) if s.pending is not None else []
-    if not order or not holds_up(s):
-        order += [seat for seat in (*s.opponents(s.turn_seat), s.turn_seat) if seat not in order]
-    for seat in order:
-        if seats is not None and seat not in seats:
-            continue
-        legal = rules.legal_commands(s, seat)
-        command = bots[seat].choose(s, seat, legal, rnd) if legal else None
-        if command is not None:
-            return seat, command
-    return None

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import random
+import time
 
 import httpx
 
-from tests.api.conftest import bearer
+from replays.verify import verify
+from service.events.export import load
+from tests.api.conftest import ADMIN_HEADERS, bearer
 
 
 async def new_game(api: httpx.AsyncClient, seats: int, **options) -> str:
@@ -230,3 +234,22 @@ def plain_monopoly_move(legal: list) -> object | None:
 
     kinds = (ev.Buy, ev.ChooseTax, ev.PassBid, ev.RejectTrade, ev.ClaimBuildings, ev.Roll, ev.DeclareBankruptcy, ev.Decline)
     return next((c for kind in kinds for c in legal if type(c) is kind), None)
+
+
+async def wait_for(check, seconds: float = 5.0, every: float = 0.05):
+    """Poll ``check()`` (async) until it returns something truthy; fail after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        got = await check()
+        if got:
+            return got
+        await asyncio.sleep(every)
+    raise AssertionError(f"nothing happened within {seconds}s")
+
+
+async def verified(api, game_id):
+    r = await api.get(f"/games/{game_id}/export", headers=ADMIN_HEADERS)
+    header, envelopes = load(r.content)
+    verdict = verify(header, envelopes)
+    assert verdict.ok and verdict.redecided, verdict.summary()
+    return envelopes

@@ -10,27 +10,14 @@ import time
 import msgspec
 import pytest
 
-from replays.verify import verify
 from service.api.games import Games
 from service.api.runner import Runner
-from service.events.export import load
 from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings
-from tests.api.helpers import TIME_EXPIRES_SEED, log_of, pick, seeded_game, time_expires_pending, view
+from tests.api.helpers import TIME_EXPIRES_SEED, log_of, pick, seeded_game, time_expires_pending, verified, view, wait_for
 from tests.http import serving
 from tests.stores import drop_namespace_at
 
 SEED = TIME_EXPIRES_SEED()
-
-
-async def wait_for(check, seconds: float = 5.0, every: float = 0.05):
-    """Poll ``check()`` (async) until it returns something truthy; fail after ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        got = await check()
-        if got:
-            return got
-        await asyncio.sleep(every)
-    raise AssertionError(f"nothing happened within {seconds}s")
 
 
 def accepted_events(log, after: int = 0):
@@ -54,14 +41,6 @@ def assert_timeout(answer: dict, log: list[dict], game_id: str) -> dict:
     assert event["at"] >= deadline_at, "the server acted before the deadline"
     assert event["command"] == {"type": "timeout"}
     return event
-
-
-async def verified(api, game_id):
-    r = await api.get(f"/games/{game_id}/export", headers=ADMIN_HEADERS)
-    header, envelopes = load(r.content)
-    verdict = verify(header, envelopes)
-    assert verdict.ok and verdict.redecided, verdict.summary()
-    return envelopes
 
 
 async def test_a_response_nobody_gives_is_timed_out_by_the_servers_runner(api):

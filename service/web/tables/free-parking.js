@@ -242,7 +242,7 @@ function render(root, view, ctx) {
 export default {
   kind: "free-parking",
   title: "Free Parking (card game)",
-  bots: ["greedy", "random"],
+  bots: ["greedy", "expert", "random"],
   seats: { min: 2, max: 6, default: 2 },
   options: () => ({ mode: "standard" }),
   render,

@@ -1,0 +1,62 @@
+"""One league game, played in memory through the rules' decider (``service.simulate``): its winner, by seat.
+
+The bots are made here from their names: a kind's seatable bots (``service.bots.BOTS``) and, for measurement only,
+``omniscient`` — the card game's expert search given the true hidden cards, a ceiling no table may seat.
+``nodes`` sets the budget of a bot that searches (the expert's nodes, the solitaire solver's budget).
+"""
+
+from __future__ import annotations
+
+import inspect
+import random
+from dataclasses import dataclass
+
+from service.bots import BOTS, Bot
+from service.bots.expert import ExpertBot
+from service.simulate import new_game, play
+
+from .tables import Task
+
+MEASUREMENT_ONLY: dict[str, dict[str, type]] = {"free-parking": {"omniscient": ExpertBot}}
+"""Bots the league may field that no game may seat: they read what a seat may not see."""
+
+
+def names(kind: str) -> list[str]:
+    return [*BOTS[kind], *MEASUREMENT_ONLY.get(kind, {})]
+
+
+def make(kind: str, name: str, nodes: int | None = None) -> Bot:
+    """The bot ``name`` of ``kind``, with ``nodes`` as its search budget where it searches."""
+    omniscient = name in MEASUREMENT_ONLY.get(kind, {})
+    cls = MEASUREMENT_ONLY[kind][name] if omniscient else BOTS[kind][name]
+    params = inspect.signature(cls).parameters
+    kw: dict = {"omniscient": True} if omniscient else {}
+    if nodes is not None:
+        budget = next((p for p in ("nodes", "budget") if p in params), None)
+        if budget is not None:
+            kw[budget] = nodes
+    return cls(**kw)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    table: tuple[str, ...]
+    seating: tuple[str, ...]
+    index: int
+    winner: int | None
+    """The seat the winner sat in at the start (a trade of places moves players, not their bots), or ``None``."""
+    commands: int
+
+
+def play_game(task: Task) -> Outcome:
+    """Play ``task`` to its end; runs in a worker process when the league has ``--jobs`` > 1."""
+    players = [make(task.kind, name, task.nodes) for name in task.seating]
+    sim = new_game(task.kind, len(players), task.seed, f"league-{task.index:05d}", [p.name for p in players],
+                   dict(task.options))
+    start = [st.player for st in sim.game.state.seats]
+    for _ in play(sim, [p.name for p in players], random.Random(task.bots_seed), players=players):
+        pass
+    s = sim.game.state
+    won = s.winner
+    winner = start.index(s.seats[won].player) if won is not None and len(s.seats) > 1 else won
+    return Outcome(task.table, task.seating, task.index, winner, len(sim.envelopes))

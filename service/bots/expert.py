@@ -27,9 +27,9 @@ from . import worlds
 from .free_parking import GreedyBot
 from .turns import next_move
 
-NODES = 2_000
+NODES = 800
 """The default budget: commands decided per decision (``bench`` keeps a server bot's decision p99 within 50 ms)."""
-HORIZON = 6
+HORIZON = 2
 """Turns each continuation plays before the table is judged (``value``)."""
 MIN_WORLDS = 4
 POTENTIAL = 0.6

@@ -13,6 +13,7 @@ the true world, a ceiling for measurement that no table may seat (``python -m se
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Hashable
 
@@ -24,6 +25,7 @@ from service.rules.free_parking import cards
 from service.rules.free_parking.state import State
 
 from . import worlds
+from .value import chances
 from .free_parking import GreedyBot
 from .turns import next_move
 
@@ -32,6 +34,8 @@ NODES = 800
 HORIZON = 2
 """Turns each continuation plays before the table is judged (``value``)."""
 MIN_WORLDS = 4
+SURE = 2.0
+"""Standard errors by which a move must beat the greedy bot's before the search plays it instead (``_pick``)."""
 POTENTIAL = 0.6
 """What a point in hand that the seat can spend minutes on is worth, against a point down."""
 EXPOSED = 0.3
@@ -52,18 +56,33 @@ class ExpertBot:
         if len(options) <= 1:
             return options[0] if options else None
         me = s.seats[seat].player
-        totals = [0.0] * len(options)
-        spent = played = 0
-        while spent < self.nodes or played < MIN_WORLDS:
+        values: list[list[float]] = [[] for _ in options]
+        spent = 0
+        while spent < self.nodes or len(values[0]) < MIN_WORLDS:
             world_seed = rnd.getrandbits(64)
             world = s if self.omniscient else worlds.sample(s, seat, random.Random(world_seed))
             spent += WORLD_NODES
             for k, option in enumerate(options):
                 value, used = self._continue(world, seat, option, me, random.Random(world_seed))
-                totals[k] += value
+                values[k].append(value)
                 spent += used
-            played += 1
-        return options[max(range(len(options)), key=totals.__getitem__)]
+        return options[self._pick(s, seat, legal, options, values)]
+
+    def _pick(self, s: State, seat: int, legal: list, options: list, values: list[list[float]]) -> int:
+        """The best candidate by its mean — unless it beats the greedy bot's move by less than ``SURE`` standard
+        errors of their paired differences: the search departs from the sound rule of thumb only on evidence, so
+        that the luck of a few worlds does not choose for it."""
+        means = [sum(v) / len(v) for v in values]
+        best = max(range(len(options)), key=means.__getitem__)
+        usual = self._greedy.choose(s, seat, legal, random.Random(0))
+        key = None if usual is None else _same(usual)
+        base = next((k for k, o in enumerate(options) if (None if o is None else _same(o)) == key), None)
+        if base is None or base == best:
+            return best
+        diffs = [a - b for a, b in zip(values[best], values[base], strict=True)]
+        mean = sum(diffs) / len(diffs)
+        spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / max(1, len(diffs) - 1) / len(diffs))
+        return best if mean > SURE * spread else base
 
     def _continue(self, s: State, seat: int, option, me, rnd: random.Random) -> tuple[float, int]:
         """Play ``option`` (``None``: let the moment pass) and go on with greedy players for ``horizon`` turns; the
@@ -93,32 +112,9 @@ def _next(s: State, players: list, rnd: random.Random, skip: int | None = None):
 
 
 def value(s: State, me) -> float:
-    """How well the table stands for the player ``me`` (wherever a trade moved them): 1 for a win, 0 for a loss,
-    else a share of the seats' progress towards the winning line."""
+    """The chance the player ``me`` (wherever a trade moved them) wins from this table (``value.chances``)."""
     mine = next(i for i, st in enumerate(s.seats) if st.player == me)
-    if s.phase == "finished":
-        return 1.0 if s.winner == mine else 0.0
-    progress = [_progress(s, i) for i in range(s.n)]
-    best_other = max(p for i, p in enumerate(progress) if i != mine)
-    return 0.5 + (progress[mine] - best_other) / 1000
-
-
-def _progress(s: State, seat: int) -> float:
-    """Points down, and what the seat holds towards more: Point cards in hand it has (or will feed) the minutes
-    for, a Free Parking card's free errand; less the Point card Officer Jones may take while its meter reads 0."""
-    st = s.seats[seat]
-    held = fed = free = 0
-    for c in st.hand:
-        kind = cards.kind_of(c)
-        if kind == "point":
-            held += cards.value_of(c)
-        elif kind == "feed_meter":
-            fed += cards.value_of(c)
-        elif kind == "free_parking":
-            free += 1
-    potential = min(st.meter + 0.5 * fed, held) + (30 * free if held else 0)
-    exposed = min((cards.value_of(c) for c in st.points), default=0) if st.meter == 0 else 0
-    return st.total + st.score + POTENTIAL * potential - EXPOSED * exposed
+    return chances(s)[mine]
 
 
 # --- the moves worth searching ----------------------------------------------------------------------

@@ -104,7 +104,7 @@ def main(args: argparse.Namespace) -> int:
     except ValueError as e:
         problem = problem or str(e)
     if problem:
-        Console(stderr=True).print(f"error: {problem}", markup=False)
+        sys.stderr.write(f"error: {problem}\n")
         return 2
     tasks = plan(args.kind, args.bots, args.seats, args.games, base, solo=args.solo, options=options(args), nodes=args.nodes)
     started = time.perf_counter()

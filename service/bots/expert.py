@@ -44,12 +44,26 @@ WORLD_NODES = 4
 """What dealing a world costs, in nodes: a budget buys fewer worlds when each continuation is short."""
 
 
+class RuleOfThumb(GreedyBot):
+    """The greedy bot's play, but drawing a Second Chance card exactly when not ahead (and never when ahead): the
+    deck's catch-up cards (Trade Places, Take a Point) favour whoever trails. Measured by simulation: 53.3% of 10,000
+    heads-up games against greedy (the greedy bot draws below 100 points; drawing always wins 50.6%). It is the
+    expert's move unless its search finds better, and its own play in the search's continuations."""
+
+    def choose(self, s: State, seat: int, legal: list[msgspec.Struct], rnd: random.Random) -> msgspec.Struct | None:
+        c = super().choose(s, seat, legal, rnd)
+        if isinstance(c, (ev.EndTurn, ev.DrawSecondChance)) and ev.DrawSecondChance() in legal and ev.EndTurn() in legal:
+            lead = s.seats[seat].score - max(s.seats[o].score for o in s.opponents(seat))
+            return ev.DrawSecondChance() if lead <= 0 else ev.EndTurn()
+        return c
+
+
 class ExpertBot:
     name = "expert"
 
     def __init__(self, nodes: int = NODES, *, horizon: int = HORIZON, omniscient: bool = False) -> None:
         self.nodes, self.horizon, self.omniscient = nodes, horizon, omniscient
-        self._greedy = GreedyBot()
+        self._greedy, self._thumb = GreedyBot(), RuleOfThumb()
 
     def choose(self, s: State, seat: int, legal: list[msgspec.Struct], rnd: random.Random) -> msgspec.Struct | None:
         options = candidates(s, seat, legal)
@@ -69,12 +83,12 @@ class ExpertBot:
         return options[self._pick(s, seat, legal, options, values)]
 
     def _pick(self, s: State, seat: int, legal: list, options: list, values: list[list[float]]) -> int:
-        """The best candidate by its mean — unless it beats the greedy bot's move by less than ``SURE`` standard
+        """The best candidate by its mean — unless it beats the rule of thumb's move by less than ``SURE`` standard
         errors of their paired differences: the search departs from the sound rule of thumb only on evidence, so
         that the luck of a few worlds does not choose for it."""
         means = [sum(v) / len(v) for v in values]
         best = max(range(len(options)), key=means.__getitem__)
-        usual = self._greedy.choose(s, seat, legal, random.Random(0))
+        usual = self._thumb.choose(s, seat, legal, random.Random(0))
         key = None if usual is None else _same(usual)
         base = next((k for k, o in enumerate(options) if (None if o is None else _same(o)) == key), None)
         if base is None or base == best:
@@ -85,12 +99,11 @@ class ExpertBot:
         return best if mean > SURE * spread else base
 
     def _continue(self, s: State, seat: int, option, me, rnd: random.Random) -> tuple[float, int]:
-        """Play ``option`` (``None``: let the moment pass) and go on with greedy players for ``horizon`` turns; the
-        table's value for ``me``, and the commands decided."""
-        players = [self._greedy] * s.n
+        """Play ``option`` (``None``: let the moment pass) and go on for ``horizon`` turns, ``me`` by the rule of thumb
+        and the others as greedy bots; the table's value for ``me``, and the commands decided."""
         used = 0
         if option is None:
-            move = _next(s, players, rnd, skip=seat)
+            move = _next(s, self._players(s, me), rnd, skip=seat)
             if move is None:
                 return value(s, me), 0
             seat, option = move
@@ -98,12 +111,17 @@ class ExpertBot:
         used += 1
         last_turn = s.turn + self.horizon
         while s.phase != "finished" and s.turn < last_turn:
-            move = _next(s, players, rnd)
+            move = _next(s, self._players(s, me), rnd)
             if move is None:
                 break
             _, s = rules.run(s, move[1], move[0], 0)
             used += 1
         return value(s, me), used
+
+
+    def _players(self, s: State, me) -> list:
+        """Who plays each seat in a continuation: a trade of places moves ``me``, and its play with it."""
+        return [self._thumb if st.player == me else self._greedy for st in s.seats]
 
 
 def _next(s: State, players: list, rnd: random.Random, skip: int | None = None):

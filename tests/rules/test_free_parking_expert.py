@@ -147,3 +147,15 @@ def test_a_choice_the_seat_cannot_see_into_is_searched_once(table):
         t.play(ev.Accept(), 2)
     assert t.pending.kind == "position"
     assert len(candidates(t.state, 1, t.legal(1))) == 1
+
+
+@pytest.mark.parametrize(("mine", "theirs", "wanted"), [
+    (["P20-1"], ["P60-1"], ev.DrawSecondChance()),  # behind: the catch-up cards are for it
+    (["P20-1"], ["P20-2"], ev.DrawSecondChance()),  # level
+    (["P60-1"], ["P20-1"], ev.EndTurn()),  # ahead: a Trade Places would give its lead away
+])
+def test_the_rule_of_thumb_draws_a_second_chance_exactly_when_not_ahead(table, mine, theirs, wanted):
+    from service.bots.expert import RuleOfThumb
+
+    t = table(2, phase="after_main", points={1: mine, 0: theirs})
+    assert RuleOfThumb().choose(t.state, 1, t.legal(1), random.Random(0)) == wanted

@@ -21,7 +21,7 @@ def canned() -> tuple[bytes, bytes]:
     """A view and a command answer of a four-seat game in play, as the service would send them."""
     from service.api.schemas import CommandAnswer
     from service.events.envelope import redacted
-    from service.simulate import new_game, play
+    from service.sim.games import new_game, play
 
     bots = ["random"] * 4
     sim = new_game("free-parking", 4, bytes(32), "g_0123456789abcdef", bots)

@@ -16,7 +16,7 @@ import service.rules.free_parking as rules
 from service.bots import next_move
 from service.bots.expert import NODES, ExpertBot, candidates
 from service.bots.free_parking import GreedyBot
-from service.simulate import new_game
+from service.sim.games import new_game
 
 from .report import Measure
 

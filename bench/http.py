@@ -112,7 +112,7 @@ async def evalsha_p99(url: str, seconds: float = 2.0) -> float:
     from service.events.keys import Keys
     from service.events.redis_store import APPEND_LUA
     from service.events.store import AppendRequest, append_args
-    from service.simulate import new_game, play
+    from service.sim.games import new_game, play
 
     bots = ["random"] * 4
     sim = new_game("free-parking", 4, bytes(range(32)), "g_bench00000000", bots)

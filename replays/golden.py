@@ -88,7 +88,7 @@ def play(recipe: Recipe) -> bytes:
     """The export of ``recipe`` played to its end, seed in the header."""
     from service.events.export import dumps
     from service.rules.engine import export_header
-    from service.simulate import new_game, play
+    from service.sim.games import new_game, play
 
     sim = new_game(
         recipe.kind, recipe.seats, recipe.seed, recipe.game_id, list(recipe.bots), recipe.options, recipe.rules_version,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.simulate import simulate
+from service.sim.games import simulate
 from tests.servers import servers  # noqa: F401 (a fixture: redis-servers of a test's own, for every test)
 
 

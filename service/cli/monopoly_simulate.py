@@ -25,7 +25,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from service.bots.monopoly import BOTS
-from service.monopoly_sim import IN_JAIL, JAIL, ROWS, Played, Tally, plan, row_name, run
+from service.sim.monopoly import IN_JAIL, JAIL, ROWS, Played, Tally, plan, row_name, run
 
 from . import seeds
 

@@ -16,7 +16,7 @@ from replays.verify import Verdict, verify
 from service.events.export import dumps, load
 from service.rules.engine import GAMES, Game, audit_lines, export_header
 from service.rules.solitaire.layout import render
-from service.simulate import Simulation, new_game, play
+from service.sim.games import Simulation, new_game, play
 
 from . import seeds
 from .simulate import bot_names, default_bots, seats_of

@@ -25,7 +25,7 @@ from rich.table import Table
 from service.bots import BOTS
 from service.events.export import dumps
 from service.rules.engine import GAMES, export_header, seat_range
-from service.simulate import new_game, play
+from service.sim.games import new_game, play
 
 from . import monopoly_simulate, seeds
 

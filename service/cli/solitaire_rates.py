@@ -32,7 +32,7 @@ from service.bots.solitaire import SOLVER_BUDGET, GreedyBot, SolverBot
 from service.rules.solitaire import KIND
 from service.rules.solitaire.layout import deal
 from service.rules.solitaire.solver import solve
-from service.simulate import new_game, play
+from service.sim.games import new_game, play
 
 from . import seeds
 

@@ -20,7 +20,7 @@ from service.bots import next_move
 from service.bots.free_parking import GreedyBot, RandomBot
 from service.bots.value import FEATURES, features
 from service.cli import seeds
-from service.simulate import new_game
+from service.sim.games import new_game
 
 EVERY = 3
 

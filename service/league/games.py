@@ -1,4 +1,4 @@
-"""One league game, played in memory through the rules' decider (``service.simulate``): its winner, by seat.
+"""One league game, played in memory through the rules' decider (``service.sim.games``): its winner, by seat.
 
 The bots are made here from their names: a kind's seatable bots (``service.bots.BOTS``) and, for measurement only,
 ``omniscient`` — the card game's expert search given the true hidden cards, a ceiling no table may seat.
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from service.bots import BOTS, Bot
 from service.bots.expert import ExpertBot
-from service.simulate import new_game, play
+from service.sim.games import new_game, play
 
 from .tables import Task
 

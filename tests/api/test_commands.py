@@ -18,7 +18,7 @@ from service.api.games import Games
 from service.bots import bot, next_move
 from service.events import free_parking as ev
 from service.events.export import load
-from service.simulate import new_game as simulated_game
+from service.sim.games import new_game as simulated_game
 from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings
 from tests.api.helpers import TIME_EXPIRES_SEED, assert_error, card_of, drive, log_of, seeded_game, view
 from tests.http import serving

@@ -8,7 +8,7 @@ import random
 import re
 
 from service.bots import bot, next_move
-from service.simulate import new_game as simulated_game
+from service.sim.games import new_game as simulated_game
 from tests.api.conftest import ADMIN_HEADERS, bearer
 from tests.api.helpers import drive, fill, log_of, new_game, seeded_game, view
 

@@ -8,7 +8,7 @@ import pytest
 
 from service.__main__ import main
 from service.events import monopoly as ev
-from service.monopoly_sim import IN_JAIL, Spec, Track, plan, play_game
+from service.sim.monopoly import IN_JAIL, Spec, Track, plan, play_game
 
 SMALL = ["simulate", "monopoly", "--games", "3", "--rounds", "15", "--seed", "7", "--workers", "1"]
 

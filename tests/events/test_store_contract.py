@@ -24,7 +24,7 @@ from service.events.keys import PARTITIONS, STATUSES, Keys, partition, table_id
 from service.events.redis_store import RedisStore
 from service.events.store import Appended, AppendRequest, CommandRecord, command_digest
 from service.rules.engine import Game
-from service.simulate import simulate
+from service.sim.games import simulate
 from tests.cluster import cluster_tools_found
 from tests.stores import drop_namespace, namespace, need_redis, redis_url
 

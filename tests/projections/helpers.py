@@ -24,7 +24,7 @@ from service.events.envelope import NULL, Envelope
 from service.events.store import AppendRequest, Store
 from service.projections import read_audit, read_results, read_scores, registered
 from service.rules.engine import Game, audit_lines, rules_for
-from service.simulate import Simulation, play
+from service.sim.games import Simulation, play
 
 KIND = "free-parking"
 RULES = rules_for(KIND)

@@ -12,7 +12,7 @@ from service.events.base import Player
 from service.events.common import Create, TakeSeat
 from service.projections import Projector, read_audit, read_leaderboard, read_results, read_scores, results, scores
 from service.rules.engine import Game, audit_lines, rules_for
-from service.simulate import Simulation, play
+from service.sim.games import Simulation, play
 from tests.projections.helpers import Feeder, Played, commands
 
 KIND = "monopoly"

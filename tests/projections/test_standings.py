@@ -17,7 +17,7 @@ from service.projections import Projector, read_standings, rebuild
 from service.projections.scores import decode_public
 from service.rules.engine import Game
 from service.rules.free_parking.standings import table_standing
-from service.simulate import Simulation, play
+from service.sim.games import Simulation, play
 from tests.projections.helpers import KIND, RULES, Played, commands, status_after
 
 TOURNAMENT = "t_0123456789abcdef"

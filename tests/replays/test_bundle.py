@@ -33,7 +33,7 @@ from service.rules.free_parking.bundle import (
     table_of,
 )
 from service.rules.free_parking.standings import PlayerStanding, RoundScore, TableStanding
-from service.simulate import START_AT, new_game, play
+from service.sim.games import START_AT, new_game, play
 
 from .forge import index_of, replace, with_public
 

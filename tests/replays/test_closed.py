@@ -10,7 +10,7 @@ import pytest
 
 from replays.verify import verify
 from service.events.common import Close
-from service.simulate import new_game, play
+from service.sim.games import new_game, play
 
 from .forge import export_of, rechain, replace, with_command
 from .test_verify import rejected

@@ -77,7 +77,7 @@ def test_a_golden_verifies_from_the_file_alone():
     """Nothing that played the games — bots, simulation, the golden recipes — is needed to check them."""
     script = (
         "import sys\n"
-        "for name in ('service.simulate', 'service.bots', 'replays.golden'):\n"
+        "for name in ('service.sim.games', 'service.bots', 'replays.golden'):\n"
         "    sys.modules[name] = None  # importing any of them now fails\n"
         "from replays.__main__ import main\n"
         f"sys.exit(main(['verify', '-q', {str(DIR)!r}]))\n"

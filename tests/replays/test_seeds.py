@@ -18,7 +18,7 @@ from service.events.envelope import seed_commitment
 from service.events.export import dumps
 from service.rules import rng
 from service.rules.free_parking import cards
-from service.simulate import new_game, play
+from service.sim.games import new_game, play
 
 from .forge import export_of, index_of, public, rechain, with_command, with_public, with_secret
 

@@ -15,7 +15,7 @@ from service.events.envelope import body_of, canonical, chain_hash
 from service.events.export import dumps
 from service.rules.engine import Game, audit_lines, rules_for
 from service.rules.solitaire import layout as grid
-from service.simulate import simulate
+from service.sim.games import simulate
 
 from .forge import export_of, index_of, public, with_public
 

@@ -20,7 +20,7 @@ from service.events.export import dumps
 from service.rules.engine import Game, rules_for
 from service.rules.monopoly.board import SQUARES
 from service.rules.monopoly.state import Auction, Claim, Debt, Shortage, Trade
-from service.simulate import Simulation, play
+from service.sim.games import Simulation, play
 
 from .forge import export_of, index_of
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from replays.verify import Verdict, verify
 from service.events.envelope import NULL, has_secret, redacted, seed_commitment
-from service.simulate import simulate
+from service.sim.games import simulate
 
 from .forge import export_of, index_of, public, rechain, replace, truncated, with_command, with_public, with_secret
 

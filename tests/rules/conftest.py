@@ -1,6 +1,6 @@
 """Builders for the card game's rule tests: a dealt game, then an exact table to play a ruling on.
 
-``table(...)`` starts from a real dealt game (``service.simulate.new_game``: Create + TakeSeat × n through
+``table(...)`` starts from a real dealt game (``service.sim.games.new_game``: Create + TakeSeat × n through
 ``Game``) and then lays out exact hands, meters, Point cards and decks with ``msgspec.structs.replace``,
 keeping every card in exactly one place. It returns a ``Table``: the state plus a clock, which plays
 commands through the real decider (``run``) and remembers the last batch of events::
@@ -30,7 +30,7 @@ import pytest
 from service.rules.errors import RuleViolation
 from service.rules.free_parking import cards, legal_commands, run
 from service.rules.free_parking.state import State
-from service.simulate import new_game
+from service.sim.games import new_game
 
 SEED = bytes(range(32))
 AT = 1_800_000_000_000  # every command of a test is sent at this instant unless it says otherwise

@@ -22,7 +22,7 @@ from service.events.envelope import GENESIS
 from service.rules.engine import Game
 from service.rules.free_parking import actions, cards, evolve, legal_commands
 from service.rules.free_parking.state import State
-from service.simulate import Simulation, new_game, play
+from service.sim.games import Simulation, new_game, play
 
 KIND = "free-parking"
 PHASES = ("new", "waiting", "main", "after_main", "finished")

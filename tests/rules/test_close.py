@@ -16,7 +16,7 @@ from service.rules.close import Closed, duration
 from service.rules.engine import Game, audit_lines, rules_for
 from service.rules.errors import RuleViolation
 from service.rules.free_parking.standings import table_standing
-from service.simulate import Simulation, new_game, play, simulate
+from service.sim.games import Simulation, new_game, play, simulate
 
 DAY = 86_400_000
 SEED = bytes(range(32))

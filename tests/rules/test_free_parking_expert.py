@@ -15,7 +15,7 @@ from service.bots.free_parking import GreedyBot, RandomBot
 from service.events import free_parking as ev
 from service.rules import free_parking
 from service.rules.free_parking.state import State
-from service.simulate import new_game, play
+from service.sim.games import new_game, play
 
 from .conftest import assert_cards_conserved
 

@@ -111,7 +111,7 @@ def test_standings_credit_every_round_to_the_player_and_name_the_winner():
     import random
 
     from service.rules.free_parking.standings import table_standing
-    from service.simulate import new_game, play
+    from service.sim.games import new_game, play
 
     sim = new_game("free-parking", 3, bytes(32), "T", ["greedy", "random", "greedy"], {"mode": "tournament"})
     for _ in play(sim, ["greedy", "random", "greedy"], random.Random(3)):

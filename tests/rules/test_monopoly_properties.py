@@ -30,7 +30,7 @@ from service.events import monopoly as ev
 from service.events.base import Player
 from service.events.common import Create, TakeSeat, Timeout
 from service.events.export import dumps, load
-from service.monopoly_sim import next_actor
+from service.sim.monopoly import next_actor
 from service.rules import monopoly as rules
 from service.rules.engine import Game, export_header
 from service.rules.errors import RuleViolation

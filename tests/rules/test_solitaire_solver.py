@@ -27,7 +27,7 @@ from service.rules.solitaire.layout import (
     won,
 )
 from service.rules.solitaire.solver import REDEAL, Step, best_line, best_move, ordered_moves, solve, unseating_moves
-from service.simulate import new_game, simulate
+from service.sim.games import new_game, simulate
 
 replace = msgspec.structs.replace
 

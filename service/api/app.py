@@ -25,6 +25,7 @@ from .games import Games, now_ms
 from .limits import CommandLimiter, Limiter, limits_of
 from .live import bp as live_bp
 from .openapi import spec
+from .players import bp as players_bp
 from .routes import bp
 from .runner import Runner
 from .settings import Settings
@@ -44,6 +45,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
         app.config.PROXIES_COUNT = settings.proxies_count
     app.ctx.settings = settings
     app.blueprint(bp)
+    app.blueprint(players_bp)
     app.blueprint(tournaments_bp)
     app.blueprint(live_bp)
     errors.install(app)

@@ -1,0 +1,72 @@
+"""The routes about players: registering one, a player's results and solitaire statistics, the leaderboard."""
+
+from __future__ import annotations
+
+from sanic import Blueprint, HTTPResponse, Request
+
+from service.projections import read_leaderboard, read_results, read_stats
+from service.rules.engine import GAMES
+
+from . import schemas as s
+from .auth import Caller, TokenRecord, is_admin, issue, new_id
+from .errors import ApiError
+from .games import now_ms
+from .openapi import doc
+from .routes import _answer, _arg, _decode, _int_arg, _int_query
+
+bp = Blueprint("players")
+
+
+@bp.post("/players")
+@doc("post", "/players", "Register a player", body=s.RegisterPlayer, answers={201: s.PlayerCreated}, errors=(400, 413, 429, 503), auth="none")
+async def register(request: Request) -> HTTPResponse:
+    """Limited per client address (docs/limits.md): it takes no token, registering is what gives one."""
+    body = _decode(request, s.RegisterPlayer)
+    admin = is_admin(request, request.app.ctx.settings.admin_token)
+    await request.app.ctx.limiter.charge("players", request, Caller(admin=admin))
+    player_id = new_id("p")
+    await request.app.ctx.store.put_player(player_id, {"name": body.name, "created_at": str(now_ms())})
+    token = await issue(request.app.ctx.store, TokenRecord(kind="player", player_id=player_id, name=body.name))
+    return _answer(s.PlayerCreated(player_id, body.name, token), 201)
+
+
+@bp.get("/players/<player_id:str>")
+@doc("get", "/players/<player_id:str>", "A registered player and their results (a read model: finished games only)",
+     answers={200: s.PlayerAnswer}, errors=(404, 503), auth="none")
+async def player(request: Request, player_id: str) -> HTTPResponse:
+    store = request.app.ctx.store
+    info = await store.player(player_id)
+    if info is None:
+        raise ApiError(404, "not_found", f"No player has the id {player_id!r}", id=player_id)
+    results, _ = await read_results(store, player_id)
+    return _answer(s.PlayerAnswer(player_id, info["name"], results))
+
+
+@bp.get("/players/<player_id:str>/stats")
+@doc("get", "/players/<player_id:str>/stats", "A registered player's solitaire statistics (a read model: games from their deal)",
+     answers={200: s.StatsAnswer}, errors=(404, 503), auth="none")
+async def player_stats(request: Request, player_id: str) -> HTTPResponse:
+    """Started, finished, won, the win rate over games started, best and median time (first move to last), with games
+    on a seed the player chose and games with an undone redeal counted apart from dealt ones; ``as_of`` is the latest
+    deal or end counted (the projector may not have reached the newest yet)."""
+    store = request.app.ctx.store
+    info = await store.player(player_id)
+    if info is None:
+        raise ApiError(404, "not_found", f"No player has the id {player_id!r}", id=player_id)
+    return _answer(s.StatsAnswer(player_id=player_id, name=info["name"], solitaire=await read_stats(store, player_id)))
+
+
+LEADERS_LIMIT = (1, 200, 50)
+
+
+@bp.get("/leaderboard")
+@doc("get", "/leaderboard", "Registered players ranked across finished games: by wins, then points", answers={200: s.Leaderboard},
+     errors=(400, 503), auth="none",
+     query={"kind": ({"enum": sorted(GAMES)}, "one game kind (default: every kind together)"),
+            "limit": _int_query(*LEADERS_LIMIT, "1–200, default 50")})
+async def leaderboard(request: Request) -> HTTPResponse:
+    kind = _arg(request, "kind")
+    if kind is not None and kind not in GAMES:
+        raise ApiError(400, "invalid_request", f"?kind must be one of {', '.join(sorted(GAMES))}", kind=kind)
+    limit = _int_arg(request, "limit", LEADERS_LIMIT[2], *LEADERS_LIMIT[:2])
+    return _answer(s.Leaderboard(kind=kind, players=await read_leaderboard(request.app.ctx.store, kind, limit)))

@@ -6,6 +6,7 @@ import { evidencePanel, verifyExport } from "./evidence.js";
 import { h, focusKeys, restoreFocus, clockText } from "./tables/common.js";
 import { TABLES, tableFor } from "./tables/index.js";
 import { statsList } from "./tables/solitaire.js";
+import { replayPage } from "./replay.js";
 
 const POLL_MS = 500;
 const main = document.getElementById("main");
@@ -434,59 +435,6 @@ function yourTurn(view) {
   return turn === view.seat && (view.legal || []).length > 0;
 }
 
-// ---------------------------------------------------------------- the replay viewer
-
-function replayPage(gameId) {
-  const box = h("div.replay#replay", { dataset: { game: gameId } });
-  main.replaceChildren(box);
-  let alive = true;
-  (async () => {
-    let latest;
-    try { latest = await api.view(gameId); }
-    catch (e) { if (e.status === 404 && e.code === "not_found") { notFound("game", gameId); return; } throw e; }
-    if (latest.status !== "finished") {
-      box.replaceChildren(h("p", {}, "Replays open once the game is over. ", h("a", { href: `#/games/${gameId}/watch` }, "Watch it")));
-      return;
-    }
-    const table = tableFor(latest.kind);
-    let lines = null;   // the audit, for a replay answer without its event's line
-    const slider = h("input#seq", { type: "range", min: 0, max: latest.version, step: 1, value: latest.version });
-    const seqLabel = h("output#seq-label", {}, "");
-    const line = h("pre#audit-line.audit-line", {}, "");
-    const tableEl = h("div.table#replay-table", { dataset: { kind: latest.kind } });
-    const ctx = { state: {}, readonly: true, send: () => {} };
-    let asked = 0;
-    const load = async () => {
-      const at = Number(slider.value);
-      const mine = ++asked;
-      const data = await api.replay(gameId, at);
-      if (mine !== asked || !alive) return;   // a later move of the slider has overtaken this answer
-      let text = data.event && data.event.line;
-      if (text === undefined) {
-        if (!lines) {
-          lines = new Map((await api.audit(gameId)).split("\n").filter(Boolean).map((l) => [Number(l.split(/\s+/)[0]), l]));
-        }
-        text = lines.get(at);
-      }
-      seqLabel.textContent = `event ${at} of ${latest.version}`;
-      line.textContent = at === 0 ? "(before the first event)" : text || "";
-      table.render(tableEl, data.view, ctx);
-      tableEl.dataset.at = at;
-    };
-    const step = (d) => { slider.value = Math.max(0, Math.min(latest.version, Number(slider.value) + d)); load(); };
-    slider.addEventListener("input", () => load().catch((e) => flash(e.message)));
-    box.replaceChildren(
-      h("div.game-head", {}, h("h2", {}, "Replay: ", table.title, " ", h("span.muted.small", {}, gameId)),
-        h("span.nav", {}, h("a", { href: `#/games/${gameId}/watch` }, "final table"))),
-      h("div.slider", {},
-        h("button#prev", { type: "button", onclick: () => step(-1) }, "◀"), slider,
-        h("button#next", { type: "button", onclick: () => step(1) }, "▶"), seqLabel),
-      h("div.replay-body", {}, tableEl, h("aside.audit", {}, h("h3", {}, "Audit line"), line)));
-    await load();
-  })().catch((e) => flash(e.message));
-  return () => { alive = false; };
-}
-
 // ---------------------------------------------------------------- routing
 
 function route() {
@@ -494,7 +442,7 @@ function route() {
   flash("");
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
   if (parts[0] === "games" && parts[1]) stopPage = gamePage(parts[1], parts[2] === "watch");
-  else if (parts[0] === "replay" && parts[1]) stopPage = replayPage(parts[1]);
+  else if (parts[0] === "replay" && parts[1]) stopPage = replayPage(main, parts[1], { flash, notFound });
   else stopPage = lobby();
   showWho();
 }

@@ -1,8 +1,10 @@
 """The card game's expert bot: a determinised Monte Carlo search over worlds its seat cannot tell apart.
 
 Each decision deals the cards its seat has not seen into a world (``worlds.sample``), plays every candidate move in
-that world with the real ``decide``/``evolve``, and plays the game on from there with greedy players for a few turns;
-the candidate whose worlds end best, on average over many worlds, is played. Every candidate meets the same worlds
+that world with the real ``decide``/``evolve``, and plays the game on from there for two turns (its own seat by its
+rule of thumb, the others as greedy bots); the table reached is judged by a chance of winning fitted to bot games
+(``value.chances``), and the candidate whose worlds end best on average is played, where it beats the rule of
+thumb's move on evidence. Every candidate meets the same worlds
 and the same continuations (common random numbers), so the comparison between two moves is not drowned by the luck
 of the deal — which in this game is most of what happens.
 
@@ -25,9 +27,9 @@ from service.rules.free_parking import cards
 from service.rules.free_parking.state import State
 
 from . import worlds
-from .value import chances
 from .free_parking import GreedyBot
 from .turns import next_move
+from .value import chances
 
 NODES = 800
 """The default budget: commands decided per decision (``bench`` keeps a server bot's decision p99 within 50 ms)."""
@@ -35,11 +37,7 @@ HORIZON = 2
 """Turns each continuation plays before the table is judged (``value``)."""
 MIN_WORLDS = 4
 SURE = 2.0
-"""Standard errors by which a move must beat the greedy bot's before the search plays it instead (``_pick``)."""
-POTENTIAL = 0.6
-"""What a point in hand that the seat can spend minutes on is worth, against a point down."""
-EXPOSED = 0.3
-"""What a Point card Officer Jones could take costs, while the meter reads 0."""
+"""Standard errors by which a move must beat the rule of thumb's before the search plays it instead (``_pick``)."""
 WORLD_NODES = 4
 """What dealing a world costs, in nodes: a budget buys fewer worlds when each continuation is short."""
 
@@ -117,7 +115,6 @@ class ExpertBot:
             _, s = rules.run(s, move[1], move[0], 0)
             used += 1
         return value(s, me), used
-
 
     def _players(self, s: State, me) -> list:
         """Who plays each seat in a continuation: a trade of places moves ``me``, and its play with it."""

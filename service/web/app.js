@@ -7,6 +7,7 @@ import { h, focusKeys, restoreFocus, clockText } from "./tables/common.js";
 import { TABLES, tableFor } from "./tables/index.js";
 import { statsList } from "./tables/solitaire.js";
 import { replayPage } from "./replay.js";
+import { POLL_MAX_MS, every, offlineBanner } from "./reach.js";
 
 const POLL_MS = 500;
 const main = document.getElementById("main");
@@ -52,63 +53,6 @@ function signOutBox(p) {
       " ", h("button#cancel-sign-out", { type: "button", onclick: close }, "Stay signed in")));
   box.hidden = false;
   key.focus();
-}
-
-// ---------------------------------------------------------------- the service's reachability
-
-const POLL_MAX_MS = 16000;   // the longest wait between two tries while the service does not answer
-const pokes = new Set();     // every poller's "try now" (the banner's button, and the service answering again)
-
-function offlineBanner() {
-  const el = document.getElementById("offline");
-  if (!api.network.up) {
-    el.replaceChildren(h("b", {}, "The service is not answering."), " Retrying",
-      h("span#offline-retry", {}, ""), " — the page carries on by itself when it is back. ",
-      h("button#retry-now", { type: "button", onclick: () => pokes.forEach((p) => p()) }, "Retry now"));
-    el.hidden = false;
-    document.body.classList.add("offline");
-    // every control of the page is off while nothing it sends could arrive (the banner's own button stays on)
-    for (const c of main.querySelectorAll("button, input, select, textarea")) {
-      if (!c.disabled) { c.disabled = true; c.dataset.offline = "1"; }
-    }
-  } else {
-    el.hidden = true;
-    el.replaceChildren();
-    document.body.classList.remove("offline");
-    for (const c of main.querySelectorAll("[data-offline]")) { c.disabled = false; delete c.dataset.offline; }
-  }
-}
-api.network.addEventListener("down", offlineBanner);
-api.network.addEventListener("up", () => { offlineBanner(); pokes.forEach((p) => p()); });
-
-/** Run `fn` now and every `ms` after it ends; while the service does not answer, wait twice as long each time (up to
- *  POLL_MAX_MS), and try again at once when it answers another request. `fn` may return "stop". */
-function every(ms, fn) {
-  let stopped = false;
-  let timer = null;
-  let failures = 0;
-  let running = false;
-  const tick = async () => {
-    clearTimeout(timer);
-    if (stopped || running) return;
-    running = true;
-    let delay = ms;
-    try {
-      if ((await fn()) === "stop") stopped = true;
-      failures = 0;
-    } catch (e) {
-      if (e.offline) {
-        failures++;
-        delay = Math.min(ms * 2 ** failures, POLL_MAX_MS);
-        const note = document.getElementById("offline-retry");
-        if (note) note.textContent = ` in ${Math.round(delay / 1000)} s`;
-      } else if (!stopped) flash(e.message);
-    } finally { running = false; }
-    if (!stopped) timer = setTimeout(tick, delay);
-  };
-  pokes.add(tick);
-  tick();
-  return () => { stopped = true; clearTimeout(timer); pokes.delete(tick); };
 }
 
 /** Create a game, take its seat (and seat the given bots), and open it. */
@@ -255,7 +199,7 @@ function lobby() {
         ? h("table.list", {}, h("tbody", {}, games.map((g) => row(g, status))))
         : h("p.muted", {}, "none"));
     }
-  });
+  }, flash);
 }
 
 // ---------------------------------------------------------------- a table
@@ -410,7 +354,7 @@ function gamePage(gameId, watch) {
   const stopPoll = every(POLL_MS, async () => {
     if (streaming && Date.now() - lastRefresh < 3000 && api.network.up) return;
     return refresh();
-  });
+  }, flash);
   setTimeout(follow, 0);
   const clock = setInterval(() => {
     for (const el of document.querySelectorAll("[data-deadline]")) {

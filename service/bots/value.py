@@ -31,19 +31,18 @@ def features(s: State, seat: int) -> tuple[float, ...]:
     """The seat's place on the table, as numbers of about one."""
     st = s.seats[seat]
     line = cards.ROUND_POINTS if s.config.mode == "tournament" else cards.WINNING_POINTS
-    runnable = held = fed = 0
+    runnable = best = held = fed = 0
     counts = {"free_parking": 0, "officer_jones": 0, "talk_your_way_out": 0, "time_expires": 0}
     for c in st.hand:
         kind, v = cards.kind_of(c), cards.value_of(c)
         if kind == "point":
-            held += v
+            held, best = held + v, max(best, v)
             if v <= st.meter:
                 runnable = max(runnable, v)
         elif kind == "feed_meter":
             fed += v
         else:
             counts[kind] += 1
-    best = max((cards.value_of(c) for c in st.hand if cards.kind_of(c) == "point"), default=0)
     score = st.score
     exposed = min((cards.value_of(c) for c in st.points), default=0) if st.meter == 0 else 0
     return (

@@ -36,8 +36,7 @@ class Share:
 
     @property
     def interval(self) -> tuple[float, float]:
-        low, high = wilson(self.won, self.games * self.seats)
-        return low, high
+        return wilson(self.won, self.games * self.seats)
 
     @property
     def fair(self) -> float:

@@ -8,8 +8,7 @@ import random
 import pytest
 from msgspec.structs import replace
 
-from service.bots import BOTS, next_move
-from service.bots import worlds
+from service.bots import BOTS, next_move, worlds
 from service.bots.expert import ExpertBot, candidates
 from service.bots.free_parking import GreedyBot, RandomBot
 from service.events import free_parking as ev
@@ -41,11 +40,12 @@ def redealt(s: State, seat: int, rnd: random.Random) -> State:
 
 
 def positions(games: int, seats: int = 2, **options):
-    """Tables met in seeded games of random and greedy bots, each with the seats that have a choice to make there."""
+    """Tables met in seeded games of random and greedy bots (in turn around the table), each with the seats that
+    have a choice to make there."""
     for g in range(games):
-        sim = new_game("free-parking", seats, bytes([g + 1]) * 32, f"expert-{g}", ["random", "greedy"] * (seats // 2) + ["random"] * (seats % 2), options)
-        rnd = random.Random(g)
         players = [RandomBot() if i % 2 == 0 else GreedyBot() for i in range(seats)]
+        sim = new_game("free-parking", seats, bytes([g + 1]) * 32, f"expert-{g}", [p.name for p in players], options)
+        rnd = random.Random(g)
         while sim.game.state.phase != "finished":
             s = sim.game.state
             for seat in range(seats):
@@ -138,11 +138,11 @@ def test_the_expert_talks_its_way_out_of_losing_a_full_meter(table):
 
 
 def test_a_choice_the_seat_cannot_see_into_is_searched_once(table):
-    """Positions in a fan of face-down Point cards are the same to the drawer: one candidate, and the
-    interrupt a seat owes no one may also be let pass."""
+    """Positions in a fan of face-down Point cards are the same to the drawer: one candidate."""
     t = table(phase="after_main", second_chance=["SC-take_point-1"], points={2: ["P10-1", "P20-1", "P30-1"]})
     t.play(ev.DrawSecondChance(), 1)
-    t.play(ev.Choose(target=2), 1) if t.pending.kind == "target" else None
+    if t.pending.kind == "target":
+        t.play(ev.Choose(target=2), 1)
     if t.pending.kind == "respond":
         t.play(ev.Accept(), 2)
     assert t.pending.kind == "position"

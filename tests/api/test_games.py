@@ -109,6 +109,28 @@ async def test_games_are_listed_newest_first_with_their_status_and_seats_taken(a
     assert created == sorted(created, reverse=True)
 
 
+async def test_a_lobby_page_reads_the_metadata_of_its_limit_whatever_else_the_store_holds(api):
+    """A page of one kind reads that kind's index, so it costs what its ``limit`` says: forty newer solitaires leave
+    a page of two card games reading two games' metadata (the index itself is read ``limit`` deep per partition)."""
+    cards = [await new_game(api, 2) for _ in range(3)]
+    for _ in range(40):
+        r = await api.post("/games", json={"kind": "solitaire"})
+        assert r.status_code == 201, r.text
+    store, read = api.app.ctx.store, []
+    metas = store.metas
+
+    async def counted(game_ids):
+        read.append(len(game_ids))
+        return await metas(game_ids)
+
+    store.metas = counted
+    r = await api.get("/games", params={"kind": "free-parking", "limit": 2})
+    assert [g["game_id"] for g in r.json()["games"]] == cards[:0:-1]
+    assert read == [2]
+    r = await api.get("/games", params={"limit": 5})
+    assert len(r.json()["games"]) == 5 and read == [2, 5]
+
+
 async def test_joining_by_name_by_player_token_and_as_a_bot(api):
     game_id = await new_game(api, 3)
     guest = await api.post(f"/games/{game_id}/seats", json={"name": "Guest"})

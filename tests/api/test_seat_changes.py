@@ -83,3 +83,25 @@ async def test_a_command_resent_after_a_trade_of_places_gets_its_first_answer(ap
         assert again.json()["view"]["seat"] == 0  # the view is of the seat Bob holds now
     assert_error(await post(api, game_id, bob, {**draw, "type": "end_turn"}), 409, "command_id_reused")
     assert await log_of(api, game_id) == log
+
+
+async def test_a_cache_from_before_a_trade_never_hands_a_player_the_record_of_the_seat_they_left(api):
+    """A seat's record (`export?as=`) is its holder's: after the trade, Bob gets seat 0's record and is refused seat
+    1's — his old hand's, now Ann's — even from a worker still holding the game from before the trade."""
+    game_id, tokens = await seeded_game(api, 2, SEED)
+    ann, bob = tokens
+    games = api.app.ctx.games
+    before_trade: dict = {}
+
+    async def remember() -> None:
+        before_trade["game"] = stale_copy(await games.fresh(game_id))
+
+    await trade_places(api, game_id, tokens, before_accept=remember)
+    for token, mine, theirs in ((bob, 0, 1), (ann, 1, 0)):
+        games.cache[game_id] = before_trade["game"]
+        r = await api.get(f"/games/{game_id}/export", params={"as": theirs}, headers=bearer(token))
+        assert_error(r, 403, "forbidden")
+        games.cache[game_id] = before_trade["game"]
+        r = await api.get(f"/games/{game_id}/export", params={"as": mine}, headers=bearer(token))
+        assert r.status_code == 200, r.text
+        assert f'"viewer":"seat {mine}"' in r.text.splitlines()[0]

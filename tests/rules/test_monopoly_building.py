@@ -8,6 +8,7 @@ import pytest
 
 from service.events import monopoly as ev
 from service.rules.monopoly import board
+from service.rules.monopoly.legal import legal_commands
 
 from .monopoly_table import table
 
@@ -126,6 +127,16 @@ def test_the_owner_chooses_among_equal_break_downs():
     refused = t.refused(ev.SellBuilding(square=6, levels=(3, 3, 3)), 0, "not_a_break_down")
     assert refused.detail["allowed"] == [[3, 4, 3], [3, 3, 4], [4, 3, 3]]
     t.refused(ev.SellBuilding(square=6, levels=(3, 4)), 0, "not_a_break_down")
+
+
+def test_legal_lists_every_break_down_the_owner_may_choose_and_each_is_accepted():
+    t = table(own={0: LIGHT_BLUE}, levels={6: 5, 8: 4, 9: 4}, houses=2)
+    sales = [c for c in legal_commands(t.state, 0) if isinstance(c, ev.SellBuilding) and c.square == 6]
+    assert [c.levels for c in sales] == [(), (3, 3, 4), (4, 3, 3)]  # the plain sale leaves the default, 3,4,3
+    for sale in sales:
+        table(own={0: LIGHT_BLUE}, levels={6: 5, 8: 4, 9: 4}, houses=2).play(sale, 0)
+    plenty = table(own={0: LIGHT_BLUE}, levels={6: 5, 8: 4, 9: 4})  # houses enough: one way to sell, no levels
+    assert [c.levels for c in legal_commands(plenty.state, 0) if isinstance(c, ev.SellBuilding)] == [()]
 
 
 def test_levels_on_a_plain_sale_must_be_the_one_it_leaves():

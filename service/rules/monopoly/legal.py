@@ -2,8 +2,8 @@
 every command listed is accepted.
 
 Commands with an open-ended argument appear as examples (API.md): ``bid`` at the least it may be, ``build`` and
-``claim_buildings`` one site at a time, ``offer_trade`` as the smallest gift to the next player; ``legal_forms``
-gives their bounds — what a bid, a build order, a claim or an offer may hold now.
+``claim_buildings`` one site at a time, ``offer_trade`` as the smallest gift to the next player; a hotel sold short
+of houses once per arrangement of the group the owner may choose (``levels``); ``legal_forms`` gives their bounds — what a bid, a build order, a claim or an offer may hold now.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from service.events import monopoly as ev
 from ..errors import RuleViolation
 from . import building, mortgages, trades, turn
 from .auctions import min_bid
-from .board import JAIL_FINE, PROPERTIES, SQUARES, group_of
+from .board import HOTEL, JAIL_FINE, PROPERTIES, SQUARES, group_of
 from .money import check_bankruptcy
 from .state import State
 
@@ -158,6 +158,15 @@ def _answers(s: State, seat: int) -> list[msgspec.Struct]:
     return out
 
 
+def _sales(s: State, q: int) -> list[ev.SellBuilding]:
+    """Selling the building on ``q``: the plain sale (the server's default levels), and where a hotel comes down
+    short of houses (rules version 2) each other arrangement the owner may choose, with its ``levels``."""
+    sales = [ev.SellBuilding(square=q)]
+    if s.rules_version >= 2 and s.sites[q].level == HOTEL and s.houses < HOTEL - 1:
+        sales += [ev.SellBuilding(square=q, levels=after) for after in building.break_downs(s, q)[1:]]
+    return sales
+
+
 def _owner(s: State, seat: int) -> list[msgspec.Struct]:
     """Building, selling and mortgages: at any time, by any owner. Each check runs only where it could pass (a
     build on a whole street group, a sale where there is a building, ...): the checks are the rules, the filters
@@ -169,7 +178,7 @@ def _owner(s: State, seat: int) -> list[msgspec.Struct]:
     mortgaged = [q for q in owned if s.sites[q].mortgaged]
     out: list[msgspec.Struct] = []
     out += [ev.Build(sites=(q,)) for q in whole if _ok(lambda q=q: building.check_build(s, seat, (q,)))]  # type: ignore[misc]
-    out += [ev.SellBuilding(square=q) for q in built if _ok(lambda q=q: building.check_sell(s, seat, q))]  # type: ignore[misc]
+    out += [sale for q in built if _ok(lambda q=q: building.check_sell(s, seat, q)) for sale in _sales(s, q)]  # type: ignore[misc]
     out += [ev.Mortgage(square=q) for q in plain if _ok(lambda q=q: mortgages.check_mortgage(s, seat, q))]  # type: ignore[misc]
     out += [ev.LiftMortgage(square=q) for q in mortgaged if _ok(lambda q=q: mortgages.check_lift(s, seat, q))]  # type: ignore[misc]
     return out

@@ -9,6 +9,7 @@ import logging
 import os
 import socket
 import tempfile
+import warnings
 from collections.abc import AsyncIterator
 
 from sanic import Sanic
@@ -20,7 +21,7 @@ from service.events.store import NotDurable, Store, StoreUnavailable
 from service.events.stores import open_store_checked
 from service.projections import Projector
 
-from . import docs, errors, web
+from . import docs, errors, observe, web
 from .games import Games, now_ms
 from .limits import CommandLimiter, Limiter, limits_of
 from .live import bp as live_bp
@@ -49,17 +50,22 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
     app.blueprint(tournaments_bp)
     app.blueprint(live_bp)
     errors.install(app)
+    observe.install(app, settings.access_log)
     web.install(app)
     docs.install(app)
     app.ctx.openapi = spec()
     app.config.OAS_CUSTOM_FILE = _spec_file(app.ctx.openapi)
     Extend(app, config={"cors": False, "http_auto_head": False, "http_auto_options": False, "injection": False})
+    # sanic-ext (pinned below 25, see pyproject.toml) still passes the loop to its listeners: nothing of ours does.
+    # After the app is made: Sanic's config puts its own filter for its deprecations first
+    warnings.filterwarnings("ignore", message=r".*Passing the loop argument to listeners is deprecated", category=DeprecationWarning)
 
     @app.before_server_start
     async def _open(app: Sanic) -> None:
         receipts = receipts_for(settings)
         store, durability = await open_store_for(settings)
-        log.info("store: %s (%s); durability: %s", store.name, settings.redis_url or settings.data_dir, durability.guarantee)
+        log.info("open http://%s:%d/ (pid %d) — store: %s (%s); durability: %s", _shown(settings.host), settings.port,
+                 os.getpid(), store.name, settings.redis_url or settings.data_dir, durability.guarantee)
         app.ctx.store = store
         app.ctx.durability = durability
         app.ctx.receipts = receipts
@@ -90,6 +96,11 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
         await app.ctx.store.close()
 
     return app
+
+
+def _shown(host: str) -> str:
+    """The address to open in a browser: a service listening on every interface answers on the loopback too."""
+    return {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}.get(host, f"[{host}]" if ":" in host else host)
 
 
 class StartupRefused(Exception):

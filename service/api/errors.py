@@ -12,6 +12,10 @@ from sanic import exceptions as sx
 from service.events.store import NotDurable, StoreBusy, StoreUnavailable
 from service.rules.errors import RuleViolation
 
+from service.events.outage import Outage
+
+from . import metrics
+
 log = logging.getLogger("free_parking.api")
 
 
@@ -71,7 +75,21 @@ def bad_body(e: Exception, code: str = "invalid_request") -> ApiError:
     return ApiError(400, "malformed_json", f"The body is not valid JSON: {e}")
 
 
+def unavailable_advice(request: Request) -> str:
+    """What to do about *this* request while the store is away: a read is retried; a command is resent with its
+    ``command_id`` (a command that went through then answers as it did); another write may or may not have been made."""
+    if request.method in ("GET", "HEAD"):
+        return "Nothing was read; retry shortly."
+    if request.route is not None and request.route.path.endswith("/commands"):
+        return ("The command may or may not have been appended; retry shortly with the same command_id (and body): "
+                "one that went through answers as it did the first time.")
+    return "It may or may not have been made; look before you retry (a retry may make a second one)."
+
+
 def install(app: Sanic) -> None:
+    # an outage is said once, not once a request; a request answered below 500 ends it (service/api/observe.py)
+    app.ctx.requests_outage = Outage(log, "requests")
+
     @app.exception(ApiError)
     async def _api(request: Request, e: ApiError) -> HTTPResponse:
         response = error_response(e.status, e.code, e.message, e.detail)
@@ -85,6 +103,7 @@ def install(app: Sanic) -> None:
     @app.exception(StoreBusy)
     async def _busy(request: Request, e: StoreBusy) -> HTTPResponse:
         log.warning("store busy: %s", e)
+        metrics.STORE_ERRORS.labels("busy").inc()
         response = error_response(503, "store_busy", "The service is busy: every connection to the event store is in use. "
                                   "Nothing was written; retry in a second.", {"retry_after": BUSY_RETRY_AFTER})
         response.headers["retry-after"] = str(BUSY_RETRY_AFTER)
@@ -92,8 +111,9 @@ def install(app: Sanic) -> None:
 
     @app.exception(StoreUnavailable)
     async def _store(request: Request, e: StoreUnavailable) -> HTTPResponse:
-        log.warning("store unavailable: %s", e)
-        return error_response(503, "store_unavailable", "The event store cannot be reached; nothing was acknowledged. Retry shortly (with the same command_id).")
+        request.app.ctx.requests_outage.failed(e)
+        metrics.STORE_ERRORS.labels("unavailable").inc()
+        return error_response(503, "store_unavailable", f"The event store cannot be reached. {unavailable_advice(request)}")
 
     @app.exception(NotDurable)
     async def _durable(request: Request, e: NotDurable) -> HTTPResponse:

@@ -26,6 +26,7 @@ from service.events.store import AppendRequest, Store, command_digest
 from service.rules.engine import Game, rules_for
 from service.rules.errors import RuleViolation
 
+from . import metrics
 from .errors import ApiError, not_found
 from .kinds import KINDS
 from .schedule import due_at, idle_due
@@ -368,6 +369,7 @@ class Games:
                 claim=claim,
             )
         )
+        metrics.APPENDS.labels(result.outcome).inc()
         if result.outcome == "ok":
             if game.version == envelopes[0].seq - 1:
                 game.commit(envelopes, state)

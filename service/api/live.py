@@ -29,6 +29,7 @@ from sanic import Blueprint, HTTPResponse, Request
 from service.events.envelope import Envelope, redacted
 from service.events.receipt import Receipt
 
+from . import metrics
 from .errors import ApiError
 from .openapi import REF, component, doc
 from .routes import (
@@ -111,7 +112,7 @@ async def stream(request: Request, game_id: str) -> HTTPResponse | None:
     )
     await response.send(b": events of %s after %d\n\n" % (game_id.encode(), after))  # the headers go out now
     last_sent = loop.time()
-    async with games.watches.follow(game_id) as watch:
+    async with games.watches.follow(game_id) as watch, metrics.open_stream():
         while True:
             batch = watch.since(after)
             if batch is None:  # behind what the watch holds: a page from the store (a connection only meanwhile)

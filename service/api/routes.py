@@ -221,7 +221,9 @@ async def command(request: Request, game_id: str) -> HTTPResponse:
     who = require(await _caller(request))
     request.app.ctx.commands.charge(who)  # every command a game accepts is an event kept for good
     games = _games(request)
-    cmd = _command(await games.load(game_id), request.body or b"")  # the kind never changes: any cached state says it
+    game = await games.load(game_id)
+    cmd = _command(game, request.body or b"")  # the kind never changes: any cached state says it
+    request.ctx.command = (game.rules.KIND, type(cmd).__struct_config__.tag)
     executed = await games.execute(
         game_id,
         cmd,

@@ -20,6 +20,7 @@ import heapq
 import logging
 from concurrent.futures import ThreadPoolExecutor
 
+from service.events.outage import Outage
 from service.events.store import StoreUnavailable
 from service.rules.errors import RuleViolation
 
@@ -38,6 +39,7 @@ class Runner:
     def __init__(self, games: Games, *, interval_ms: int = 1000) -> None:
         self.games = games
         self.scan_ms = interval_ms
+        self.outage = Outage(log, "runner")
         self._schedule: list[tuple[int, str]] = []
         self._wake = asyncio.Event()
         games.on_due = self.schedule
@@ -58,8 +60,9 @@ class Runner:
                 if now - last_scan >= self.scan_ms:
                     last_scan = now
                     await self.scan(now)
+                    self.outage.ok()
             except StoreUnavailable as e:
-                log.warning("runner: store unavailable (%s); retrying", e)
+                self.outage.failed(e)
             except Exception:
                 log.exception("runner: unexpected error; carrying on")
             await self._sleep(stop, last_scan)

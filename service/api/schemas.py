@@ -173,6 +173,18 @@ class Health(msgspec.Struct):
     store: Literal["redis", "embedded"]
 
 
+class Readiness(msgspec.Struct):
+    """``GET /readyz``: whether this worker should be sent traffic, and each check's finding."""
+
+    ready: bool
+    store: bool
+    """The store answers (on a cluster, every primary)."""
+    projector_lag: int
+    """Partition log entries the projectors have not applied, over every partition (-1: not known, the store is down)."""
+    lag_bound: int
+    """The most ``projector_lag`` may be for the worker to be ready (``--ready-lag``)."""
+
+
 class ReplayEvent(msgspec.Struct):
     """Event ``seq`` of a replay: its type and its audit line (every hidden part spelled out)."""
 

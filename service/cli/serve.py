@@ -14,7 +14,7 @@ import asyncio
 import logging
 import os
 import sys
-import warnings
+import tempfile
 from functools import partial
 from pathlib import Path
 
@@ -36,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default=env.host, help=f"address to listen on (default {env.host})")
     p.add_argument("--port", type=int, default=env.port, help=f"port (default {env.port})")
     p.add_argument("--workers", type=int, default=env.workers, help="worker processes (real Redis only; default 1)")
-    p.add_argument("--data", type=Path, default=env.data_dir, help=f"the embedded store's folder (default {env.data_dir})")
+    p.add_argument("--data", dest="data_dir", type=Path, default=env.data_dir, help=f"the embedded store's folder (default {env.data_dir})")
     p.add_argument("--fsync", action="store_true", default=env.fsync, help="embedded store: fsync the journal before each answer")
     p.add_argument("--repair", action="store_true", default=env.repair,
                    help="embedded store: start even if the journal is damaged, keeping its intact records before the "
@@ -53,6 +53,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"can follow (default {env.human_pace_ms}; 0: at once; bots alone always play at once)")
     p.add_argument("--idle-close-ms", type=int, default=env.idle_close_ms,
                    help=f"close a game nobody joined or moved in for this long (default {env.idle_close_ms}: 24 h; 0: never)")
+    store = p.add_argument_group("the store and the worker (docs/operating.md)")
+    store.add_argument("--redis-url", default=env.redis_url,
+                       help="a real Redis, or any node of a Redis Cluster (REDIS_URL); without it, the embedded store")
+    store.add_argument("--namespace", default=env.namespace, help=f"the prefix of every Redis key (default {env.namespace})")
+    store.add_argument("--store-connections", type=int, default=env.store_connections,
+                       help=f"store connections a worker keeps; more concurrent requests wait (default {env.store_connections})")
+    store.add_argument("--store-wait-ms", type=int, default=env.store_wait_ms,
+                       help=f"how long a request waits for a connection before 503 store_busy (default {env.store_wait_ms})")
+    store.add_argument("--cache-size", type=int, default=env.cache_size,
+                       help=f"games a worker keeps folded in memory (default {env.cache_size})")
+    store.add_argument("--max-body", type=int, default=env.max_body, help=f"the largest request body, in bytes (default {env.max_body})")
+    store.add_argument("--backlog", type=int, default=env.backlog,
+                       help=f"connections the kernel holds for the workers to accept (default {env.backlog})")
+    store.add_argument("--no-runner", dest="runner", action="store_false", default=env.runner,
+                       help="run no deadline and bot runner in the workers (FREE_PARKING_RUNNER=false)")
+    store.add_argument("--runner-interval-ms", type=int, default=env.runner_interval_ms,
+                       help=f"how often the runner scans for games due (default {env.runner_interval_ms})")
+    store.add_argument("--projector-poll-ms", type=int, default=env.projector_poll_ms,
+                       help=f"how often an idle projector looks for new events (default {env.projector_poll_ms})")
+    ops = p.add_argument_group("operating it (docs/operating.md)")
+    ops.add_argument("--access-log", action="store_true", default=env.access_log,
+                     help="one JSON line per request on stderr: request id, method, path, status, latency")
+    ops.add_argument("--ready-lag", type=int, default=env.ready_lag,
+                     help=f"/readyz answers 503 when the projectors are more entries behind than this (default {env.ready_lag})")
+    ops.add_argument("--no-projector", dest="projector", action="store_false", default=env.projector,
+                     help="run no projector in the workers (FREE_PARKING_PROJECTOR=false): a standalone one "
+                          "(python -m service project) keeps the read models")
     keys = p.add_argument_group("receipts: every view and answer signed (docs/fairness.md)")
     keys.add_argument("--keys", dest="keys_dir", type=Path, default=env.keys_dir,
                       help="the keyring's folder, the same for every worker (default: <data>/keys; or give the key itself "
@@ -74,27 +101,17 @@ LIMIT_FIELDS = ("idle_close_ms", "rate_limits", "games_burst", "games_per_minute
                 "commands_burst", "commands_per_minute", "proxies_count")
 
 
+SECRETS = ("admin_token", "signing_key")
+"""Settings given only in the environment (FREE_PARKING_ADMIN_TOKEN, FREE_PARKING_SIGNING_KEY): a flag's value
+is on show to anyone who lists the machine's processes."""
+
+
 def settings_from(args: argparse.Namespace) -> Settings:
+    """The environment's settings, each one a flag was given for replaced by the flag's (every flag's ``dest`` is
+    the setting's name; a flag's default is the environment's)."""
     env = Settings.from_env()
-    return Settings(
-        **{
-            **{f: getattr(env, f) for f in env.__struct_fields__},
-            "host": args.host,
-            "port": args.port,
-            "workers": args.workers,
-            "data_dir": args.data,
-            "fsync": args.fsync,
-            "repair": args.repair,
-            "durability": args.durability,
-            "cluster": args.cluster,
-            "allow_volatile": args.allow_volatile,
-            "bot_delay_ms": args.bot_delay_ms,
-            "human_pace_ms": args.human_pace_ms,
-            "keys_dir": args.keys_dir,
-            "receipts": args.receipts,
-            **{f: getattr(args, f) for f in LIMIT_FIELDS},
-        }
-    )
+    given = {f: getattr(args, f) for f in env.__struct_fields__ if hasattr(args, f)}
+    return Settings(**{**{f: getattr(env, f) for f in env.__struct_fields__}, **given})
 
 
 def _serve(settings: Settings) -> None:
@@ -123,6 +140,11 @@ async def _preflight(settings: Settings) -> None:
     await store.close()
 
 
+def _metrics_folder() -> str:
+    """A fresh folder for the workers' metric files: counts of an earlier run must not be added to this one's."""
+    return tempfile.mkdtemp(prefix="free-parking-metrics-")
+
+
 def _logging() -> None:
     """The service's own lines (its store, what goes wrong) to stderr, once each (Sanic logs its own to stdout)."""
     handler = logging.StreamHandler()
@@ -132,8 +154,6 @@ def _logging() -> None:
     ours.setLevel(logging.INFO)
     ours.propagate = False
     logging.getLogger("sanic.error").addFilter(_NotRefusals())
-    # sanic-ext (pinned below 25, see pyproject.toml) still passes the loop to its listeners: nothing of ours does
-    warnings.filterwarnings("ignore", message=".*Passing the loop argument to listeners is deprecated.*")
 
 
 class _NotRefusals(logging.Filter):
@@ -156,6 +176,8 @@ def main(args: argparse.Namespace) -> int:
         return 2
     _logging()
     os.environ.update(settings.to_env())  # workers build their app from the environment
+    if settings.workers > 1:  # every worker's counters in one folder, added up at each scrape (service/api/metrics.py)
+        os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", _metrics_folder())
     try:
         _serve(settings)
     except StartupRefused as e:

@@ -25,6 +25,7 @@ from redis import exceptions as rex
 
 from service.events.envelope import Envelope
 from service.events.keys import PARTITIONS
+from service.events.outage import Outage
 from service.events.store import Store, StoreUnavailable
 
 from . import audit, leaderboard, results, scores, solitaire_stats, standings
@@ -246,6 +247,7 @@ class Projector:
         self.concurrency = concurrency or (1 if store.name == "embedded" else 16)
         self.partitions = list(partitions if partitions is not None else range(PARTITIONS))
         self.stats = Stats()
+        self.outage = Outage(log, f"projector {consumer_name}")
         self._groups_ready = False
         self._own_pending = set(self.partitions)  # partitions whose pending entries of ours must be read again
         self._backlog = False  # the last read of a log came back full: there is more to read at once
@@ -343,8 +345,9 @@ class Projector:
                 if time.monotonic() - last_reclaim >= reclaim_every:
                     last_reclaim = time.monotonic()
                     done += await self.reclaim()
+                self.outage.ok()
             except StoreUnavailable as e:
-                log.warning("projector %s: store unavailable (%s); retrying", self.consumer, e)
+                self.outage.failed(e)
             except rex.ResponseError as e:
                 if "NOGROUP" not in str(e):
                     log.exception("projector %s", self.consumer)

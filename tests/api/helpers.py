@@ -95,6 +95,8 @@ def assert_error(r: httpx.Response, status: int, code: str | None = None) -> dic
     assert isinstance(error["detail"], dict), error
     if code is not None:
         assert error["code"] == code, f"expected {code}, got {error}"
+    # every error names its request, as the answer's header does (docs/operating.md); the rest of detail is the error's
+    assert error["detail"].pop("request_id") == r.headers["x-request-id"], (error, r.headers)
     return error
 
 

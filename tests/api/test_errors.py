@@ -530,7 +530,8 @@ async def test_hostile_input_is_refused_with_a_message_that_names_the_limit(api,
 
 
 async def _all_unavailable(api, game_id, tokens, legal):
-    """Every read and write answers 503 store_unavailable (or, for /healthz, ok: false)."""
+    """Every read and write answers 503 store_unavailable (or, for /healthz, ok: false), saying what to do about that
+    very request: a command is resent with its command_id, a read retried, another write looked for first."""
     for method, path, kw in [
         ("POST", f"/games/{game_id}/commands", {"json": legal, "headers": bearer(tokens[1])}),
         ("POST", f"/games/{game_id}/commands", {"json": dict(legal, command_id="retry-me"), "headers": bearer(tokens[1])}),
@@ -543,12 +544,17 @@ async def _all_unavailable(api, game_id, tokens, legal):
         ("POST", "/games", {"json": {"kind": "free-parking", "seats": 2}}),
         ("POST", "/players", {"json": {"name": "Ann"}}),
     ]:
-        assert_error(await api.request(method, path, **kw), 503, "store_unavailable")
+        message = assert_error(await api.request(method, path, **kw), 503, "store_unavailable")["message"]
+        command = path.endswith("/commands")
+        assert ("command_id" in message) == command, (method, path, message)
+        assert ("retry shortly" in message) == (command or method == "GET"), (method, path, message)
+        assert ("look before you retry" in message) == (method == "POST" and not command), (method, path, message)
     r = await api.get("/healthz")
     assert r.status_code == 503 and r.json()["ok"] is False
 
 
-async def test_a_redis_that_goes_down_is_503_nothing_half_written_and_the_service_recovers_by_itself(servers, tmp_path):
+async def test_a_redis_that_goes_down_is_503_nothing_half_written_and_the_service_recovers_by_itself(servers, tmp_path, caplog):
+    """…and the outage is said in one line for the requests (and one when the store is back), not one per request."""
     server = servers(*ALWAYS)
     settings = make_settings("embedded", tmp_path, redis_url=server.url, namespace="down")
     async with serving(fresh_app(settings)) as api:
@@ -564,6 +570,8 @@ async def test_a_redis_that_goes_down_is_503_nothing_half_written_and_the_servic
         assert r.status_code == 200, r.text
         assert r.json()["version"] == v["version"] + len(r.json()["events"])
         assert (await api.get("/healthz")).json() == {"ok": True, "store": "redis"}
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("requests: the store")]
+    assert len(said) == 2 and "cannot be reached" in said[0] and "is back after" in said[1], said
 
 
 async def test_an_embedded_store_whose_journal_fails_is_503_and_a_restart_has_nothing_of_it(tmp_path):

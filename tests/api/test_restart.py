@@ -185,3 +185,20 @@ def test_repair_is_a_flag_and_a_setting():
 
 def _auth(token: str) -> dict[str, str]:
     return {"authorization": f"Bearer {token}"}
+
+
+def test_a_start_says_where_to_open_the_service_and_what_store_and_durability_are_in_force(tmp_path):
+    """`make run`'s first words: the address to open, the store and its durability (docs/durability.md), and no
+    warning of anything deprecated."""
+    data, port = tmp_path / "data", free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "service", "--data", str(data), "--port", str(port)], env=_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    try:
+        wait_healthy(port, proc)
+    finally:
+        proc.terminate()
+        output, _ = proc.communicate(timeout=30)
+    (line,) = [line for line in output.splitlines() if "open http://" in line]
+    assert f"open http://127.0.0.1:{port}/" in line and f"store: embedded ({data})" in line, line
+    assert "durability: " in line and "durability: ;" not in line, line
+    assert "deprecat" not in output.lower() and "warning" not in output.lower(), output

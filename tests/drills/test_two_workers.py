@@ -88,3 +88,26 @@ def test_a_worker_whose_cache_predates_a_trade_refuses_the_seat_the_player_left(
         assert seen_a["receipt"] == seen_b["receipt"]
     assert seen_a["receipt"]["key_id"] == seen_b["receipt"]["key_id"]
     assert a.request("GET", "/keys")[1] == b.request("GET", "/keys")[1]
+
+
+def healthz_answered(client: Client) -> float:
+    """``GET /healthz`` answers counted by the ``/metrics`` of whichever worker ``client`` talks to."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    client.conn.request("GET", "/metrics")
+    text = client.conn.getresponse().read().decode()
+    return sum(s.value for family in text_string_to_metric_families(text) for s in family.samples
+               if s.name == "free_parking_responses_total" and s.labels == {"method": "GET", "route": "/healthz", "status": "200"})
+
+
+def test_each_workers_metrics_count_every_workers_requests(servers, services):
+    """Several workers share one folder of metric files (prometheus-client's multi-process mode): a scrape of
+    either worker counts the requests both served."""
+    service = services(servers(), workers=2)
+    a, b = one_client_per_worker(service)
+    before = healthz_answered(a)
+    for client, times in ((a, 5), (b, 7)):
+        for _ in range(times):
+            assert client.request("GET", "/healthz")[0] == 200
+    assert healthz_answered(b) - before == 12
+    assert healthz_answered(a) - before == 12

@@ -75,7 +75,7 @@ async def test_a_path_that_is_not_one_of_the_pages_files_is_the_apis_404(api, ta
     assert status == 404, (target, status, body[:200])
     assert headers["content-type"].startswith("application/json")
     error = json.loads(body)["error"]
-    assert error["code"] == "not_found" and error["message"] and error["detail"] == {}
+    assert error["code"] == "not_found" and error["message"] and error["detail"] == {"request_id": headers["x-request-id"]}
 
 
 @embedded

@@ -1,0 +1,70 @@
+"""Prometheus metrics (docs/operating.md): what each worker counts as it serves, and what the store says at a scrape.
+
+Counters and histograms live in the worker that observes them; with several workers ``serve`` points
+``PROMETHEUS_MULTIPROC_DIR`` at one folder before any worker starts, and a scrape of any worker adds up every
+worker's files (prometheus-client's multi-process mode). Figures of the whole deployment — games by status, the
+projector's lag per partition — are read from the store at the scrape, so every worker answers the same.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator, Iterable
+
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import multiprocess
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import REGISTRY, Collector
+
+__all__ = ["APPENDS", "COMMANDS", "CONTENT_TYPE_LATEST", "REQUESTS", "RESPONSES", "STORE_ERRORS", "STREAMS", "exposition"]
+
+REQUESTS = Histogram(
+    "free_parking_request_seconds", "Time from a request's arrival to its answer's headers, by route",
+    ["method", "route"], buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+RESPONSES = Counter("free_parking_responses_total", "Answers by route and status", ["method", "route", "status"])
+COMMANDS = Counter(
+    "free_parking_commands_total", "Commands sent to games, by kind, command type and outcome (accepted, repeated, "
+    "or the error code that refused it)", ["kind", "type", "outcome"],
+)
+APPENDS = Counter("free_parking_appends_total", "Appends to the event store by outcome (ok, conflict)", ["outcome"])
+STORE_ERRORS = Counter("free_parking_store_errors_total", "Requests the store could not serve (busy, unavailable)", ["error"])
+STREAMS = Gauge("free_parking_sse_streams", "Event streams open now", multiprocess_mode="livesum")
+
+
+@contextlib.asynccontextmanager
+async def open_stream() -> AsyncIterator[None]:
+    """An event stream counted in ``STREAMS`` while it is open."""
+    with STREAMS.track_inprogress():
+        yield
+
+
+class StoreFigures(Collector):
+    """The figures read from the store for one scrape."""
+
+    def __init__(self, games: dict[str, int], lag: dict[int, int]) -> None:
+        self.games, self.lag = games, lag
+
+    def collect(self) -> Iterable[Metric]:
+        games = GaugeMetricFamily("free_parking_games", "Games in the store by status", labels=["status"])
+        for status, count in sorted(self.games.items()):
+            games.add_metric([status], count)
+        lag = GaugeMetricFamily("free_parking_projector_lag", "Partition log entries the projectors have not applied "
+                                "(not yet read, or read and not acknowledged)", labels=["partition"])
+        for partition, entries in sorted(self.lag.items()):
+            lag.add_metric([str(partition)], entries)
+        return [games, lag]
+
+
+def exposition(games: dict[str, int], lag: dict[int, int]) -> bytes:
+    """The text format of every worker's metrics (one process's, when it serves alone) and the store's figures."""
+    registry = CollectorRegistry()
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        multiprocess.MultiProcessCollector(registry)
+        own = generate_latest(registry)
+    else:
+        own = generate_latest(REGISTRY)
+    store = CollectorRegistry()
+    store.register(StoreFigures(games, lag))
+    return own + generate_latest(store)

@@ -1,0 +1,49 @@
+"""What an operator asks of the store as a whole (``/metrics``, ``/readyz``): games by status, and how far the
+projectors' consumer group is behind the partition logs. Each is one pipelined round trip."""
+
+from __future__ import annotations
+
+from .keys import PARTITIONS, STATUSES
+from .store import Store
+
+PROJECTORS = "projectors"  # the consumer group of service/projections/projector.py
+
+
+async def game_counts(store: Store) -> dict[str, int]:
+    """Games of each status, summed over the partitions' indexes."""
+    pipe = store.r.pipeline(transaction=False)
+    for p in range(PARTITIONS):
+        for status in STATUSES:
+            pipe.zcard(store.keys.index(p, status))
+    counts = await store._read(pipe.execute())
+    return {status: sum(counts[i::len(STATUSES)]) for i, status in enumerate(STATUSES)}
+
+
+async def projector_lag(store: Store, group: str = PROJECTORS) -> dict[int, int]:
+    """Entries of each partition log the group has not applied: not read yet, or read and not acknowledged. A log
+    the group has never read counts whole (its length): no projector has started on it."""
+    pipe = store.r.pipeline(transaction=False)
+    for p in range(PARTITIONS):
+        pipe.xlen(store.keys.log(p))
+        pipe.xinfo_groups(store.keys.log(p))  # an error where nothing was ever appended: no such key, so no group
+    replies = await store._read(pipe.execute(raise_on_error=False))
+    lag = {}
+    for p in range(PARTITIONS):
+        length, found = replies[2 * p], replies[2 * p + 1]
+        if isinstance(length, Exception):
+            raise length
+        ours = None if isinstance(found, Exception) else next((g for g in found if _text(g["name"]) == group), None)
+        lag[p] = length if ours is None else _behind(ours, length)
+    return lag
+
+
+def _behind(info: dict, length: int) -> int:
+    """``lag`` (Redis 7) is unknown after entries were deleted: then what the group has not read of the length."""
+    unread = info.get("lag")
+    if unread is None:
+        unread = max(0, length - int(info.get("entries-read") or 0))
+    return int(unread) + int(info["pending"])
+
+
+def _text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)

@@ -134,7 +134,7 @@ async def test_an_honest_game_played_in_the_page_is_the_game_you_played(live, br
     assert verdict.startswith("This is the game you played: ") and verdict.split(": ")[1].split()[0].isdigit(), verdict
     results = await checks(page)
     assert results == [["chain", "passed"], ["commitment", "passed"], ["seeding", "passed"], ["secrets", "passed"],
-                       ["signatures", "passed"], ["receipts", "passed"], ["redecide", "python"]]
+                       ["signatures", "passed"], ["receipts", "passed"], ["forward", "passed"], ["redecide", "python"]]
     assert "python -m replays verify" in await page.inner_text("#evidence-checks")
     assert await page.get_attribute("#evidence", "data-signatures") == "ok"
 
@@ -194,7 +194,7 @@ async def test_a_history_rebuilt_after_the_reveal_is_refused_at_a_receipt_it_con
     results = dict(await checks(page))
     # the forgery holds together on its own: only the receipts give it away
     assert results == {"chain": "passed", "commitment": "passed", "seeding": "passed", "secrets": "passed",
-                       "signatures": "passed", "receipts": "failed", "redecide": "python"}
+                       "signatures": "passed", "receipts": "failed", "forward": "passed", "redecide": "python"}
     assert page.errors == []
 
 

@@ -112,7 +112,7 @@ export function evidencePanel(gameId) {
   const files = h("p#evidence-files.small");
   root.append(h("h3", {}, "Evidence you keep"), status, signatures, verdict, list, files);
   const sig = { ok: 0, bad: [], missing: "" };
-  const vouched = new Map();   // sig → its check: "ok", "bad", or "unchecked" (no Ed25519: it came over the page's own connection)
+  const vouched = new Map();   // receipt → its check: "ok", "bad", or "unchecked" (no Ed25519: it came over the page's own connection)
   const forward = new Forward();
   const conflicting = [];
   let ended = false, exportText = null, checking = null, again = false;
@@ -146,7 +146,8 @@ export function evidencePanel(gameId) {
 
   /** The receipt's signature, checked once: a receipt that does not check out is kept, and counts for nothing live. */
   const vouch = (receipt) => {
-    if (!vouched.has(receipt.sig)) vouched.set(receipt.sig, (async () => {
+    const id = [receipt.version, receipt.head, receipt.at, receipt.key_id, receipt.sig].join(":");   // all it signs, and the sig
+    if (!vouched.has(id)) vouched.set(id, (async () => {
       let result = "unchecked";
       try {
         let known = await serviceKeys();
@@ -160,7 +161,7 @@ export function evidencePanel(gameId) {
       if (result !== "bad") forward.vouched(receipt);
       return result;
     })());
-    return vouched.get(receipt.sig);
+    return vouched.get(id);
   };
 
   const receive = async (receipt, floor = undefined) => {

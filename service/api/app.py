@@ -30,7 +30,7 @@ from .players import bp as players_bp
 from .routes import bp
 from .runner import Runner
 from .settings import Settings
-from .signing import KeyringError, Receipts, keyring_at
+from .signing import KeyringError, Receipts, keyring_at, retired_from
 from .tournaments import bp as tournaments_bp
 
 log = logging.getLogger("free_parking")
@@ -113,7 +113,8 @@ def receipts_for(settings: Settings) -> Receipts | None:
     if not settings.receipts:
         return None
     try:
-        return Receipts(keyring_at(settings.keys_folder, now_ms(), settings.signing_key))
+        retired = retired_from(settings.retired_keys) if settings.retired_keys is not None else []
+        return Receipts(keyring_at(settings.keys_folder, now_ms(), settings.signing_key, retired))
     except KeyringError as e:
         raise StartupRefused(str(e)) from e
     except OSError as e:

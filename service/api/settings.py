@@ -49,6 +49,7 @@ class Settings(msgspec.Struct, kw_only=True):
     receipts: bool = True  # sign a receipt for every version a reader is shown (docs/fairness.md); false: none
     keys_dir: Path | None = None  # where the keyring lives (default: <data_dir>/keys), shared by every worker
     signing_key: str | None = None  # or the signing key itself, 64 hex digits, the same for every worker and host
+    retired_keys: Path | None = None  # a file of public keys that signed before (GET /keys' shape, each with not_after)
     access_log: bool = False  # one JSON line per request on stderr (logger free_parking.access)
     ready_lag: int = 10_000  # /readyz: the most partition log entries the projectors may be behind
     proxies_count: int = 0  # proxies in front that append to X-Forwarded-For: the client is the address they saw

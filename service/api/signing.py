@@ -6,6 +6,8 @@ one process that starts first: the file is linked into place, never overwritten)
 reads the same folder; a deployment on several hosts gives them the same file, or the same key in
 ``FREE_PARKING_SIGNING_KEY`` (64 hex digits: the Ed25519 private key's 32 raw bytes). ``python -m service keys
 rotate`` starts a new key and keeps the old one listed, without its private half, so what it signed stays checkable.
+A key in the environment is rotated by the deployment, not by this command: it gives every host the new key and lists
+the old one's public half, with its ``not_after``, in the file ``FREE_PARKING_RETIRED_KEYS`` names (``retired_from``).
 
 A receipt is signed once per version of a game (``Receipts``), whoever reads it: views, answers, pages and streams
 of the same version share one signature.
@@ -17,6 +19,7 @@ import contextlib
 import logging
 import os
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
@@ -124,21 +127,46 @@ def read_file(path: Path) -> KeyringFile:
     return ring
 
 
-def keyring_at(folder: Path, now_ms: int, signing_key: str | None = None) -> Keyring:
+def retired_from(path: Path) -> list[PublicKey]:
+    """The public keys a deployment retired, from a file in ``GET /keys``' shape (``{"keys": [...]}``): each says until
+    when it signed (``not_after``). Every host lists the same file, so ``GET /keys`` is the same on each."""
+    try:
+        listing = msgspec.json.decode(path.read_bytes(), type=KeyList)
+    except (OSError, msgspec.DecodeError) as e:
+        raise KeyringError(f"the retired keys {path} cannot be read ({e}): a JSON {{\"keys\": [...]}} as GET /keys lists them") from None
+    for k in listing.keys:
+        if k.not_after is None or k.not_after < k.not_before:
+            raise KeyringError(f"the retired keys {path} list key {k.key_id} without a not_after at or after its not_before: "
+                               "a retired key says until when it signed")
+    return listing.keys
+
+
+def _with_retired(listed: list[PublicKey], retired: list[PublicKey], current: str) -> list[PublicKey]:
+    if any(k.key_id == current for k in retired):
+        raise KeyringError(f"the signing key {current} is listed among the retired keys: sign with a new key, or take it off that list")
+    gone = {k.key_id for k in retired}
+    return [k for k in listed if k.key_id not in gone and k.key_id != current] + list(retired)
+
+
+def keyring_at(folder: Path, now_ms: int, signing_key: str | None = None, retired: Sequence[PublicKey] = ()) -> Keyring:
     """The keyring in ``folder``, made there at the first start; ``signing_key`` (hex), when given, signs instead of
-    the file's current key, and is listed beside the file's keys (or alone, when there is no file)."""
+    the file's current key, and is listed beside the file's keys (or alone, when there is no file). ``retired`` keys
+    are listed too: the environment key's ``not_before`` is the last one's ``not_after`` (0 without one), the same on
+    every host."""
     path = folder / KEYRING
+    retired = list(retired)
     if signing_key is not None:
         key = private_from_hex(signing_key)
         listed = read_file(path).keys if path.exists() else []
-        entry = _entry(key, 0)
-        return Keyring(key, [k for k in listed if k.key_id != entry.key_id] + [entry])
+        entry = _entry(key, max((k.not_after or 0 for k in retired), default=0))
+        return Keyring(key, [*_with_retired(listed, retired, entry.key_id), entry])
     if not path.exists():
         key = Ed25519PrivateKey.generate()
         entry = _entry(key, now_ms)
         _write_new(path, KeyringFile(keys=[entry], private_key=key.private_bytes_raw().hex(), current=entry.key_id))
     ring = read_file(path)
-    return Keyring(private_from_hex(ring.private_key), ring.keys)
+    mine = [k for k in ring.keys if k.key_id == ring.current]
+    return Keyring(private_from_hex(ring.private_key), _with_retired(ring.keys, retired, ring.current) + mine)
 
 
 def rotate(folder: Path, now_ms: int) -> tuple[str, str]:

@@ -2,7 +2,8 @@
 
 ``list`` prints every key with its validity; ``rotate`` starts a new key and keeps the old one listed without its
 private half (so what it signed stays checkable). Workers read the keyring when they start: restart the service after
-a rotation, every worker together, so that they sign with one key.
+a rotation, every worker together, so that they sign with one key. A key given in ``FREE_PARKING_SIGNING_KEY`` is the
+deployment's to rotate (``rotate`` refuses, and says how): this command cannot change the environment of every host.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from service.api.settings import Settings
-from service.api.signing import KEYRING, KeyringError, keyring_at, read_file, rotate
+from service.api.signing import KEYRING, KeyringError, keyring_at, retired_from, rotate
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -30,17 +31,27 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=main)
 
 
+ENV_KEY = ("the signing key is FREE_PARKING_SIGNING_KEY's, which rotate cannot change: give every host a new key there "
+           "and list the old one (keys list --json, with a not_after) in the file FREE_PARKING_RETIRED_KEYS names, then "
+           "restart every worker (docs/fairness.md, Keys)")
+
+
 def main(args: argparse.Namespace) -> int:
+    """The keys as GET /keys would list them with these settings: the environment's key and retired keys included."""
     now = time.time_ns() // 1_000_000
+    env = Settings.from_env()
     try:
         if args.action == "rotate":
+            if env.signing_key is not None:  # the file's key would change, the service would go on signing with this
+                print(f"free-parking keys: {ENV_KEY}", file=sys.stderr)
+                return 2
             if not (args.keys / KEYRING).exists():
                 keyring_at(args.keys, now)
             old, new = rotate(args.keys, now)
             print(f"key {new} signs from now; {old} stays listed until now. Restart the service to sign with the new key.")
             return 0
-        ring = keyring_at(args.keys, now) if not (args.keys / KEYRING).exists() else None
-        keys = ring.keys if ring is not None else read_file(args.keys / KEYRING).keys
+        retired = retired_from(env.retired_keys) if env.retired_keys is not None else []
+        keys = keyring_at(args.keys, now, env.signing_key, retired).keys
     except KeyringError as e:
         print(f"free-parking keys: {e}", file=sys.stderr)
         return 2

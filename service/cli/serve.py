@@ -84,6 +84,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     keys.add_argument("--keys", dest="keys_dir", type=Path, default=env.keys_dir,
                       help="the keyring's folder, the same for every worker (default: <data>/keys; or give the key itself "
                            "in FREE_PARKING_SIGNING_KEY)")
+    keys.add_argument("--retired-keys", type=Path, default=env.retired_keys, metavar="FILE",
+                      help="a JSON file of public keys that signed before, each with its not_after (GET /keys' shape), "
+                           "listed by GET /keys: how a key given in FREE_PARKING_SIGNING_KEY is rotated")
     keys.add_argument("--no-receipts", dest="receipts", action="store_false", default=env.receipts,
                       help="sign nothing (FREE_PARKING_RECEIPTS=false): for measuring what signing costs")
     limits = p.add_argument_group("limits on new players and games, per client address and per player (docs/limits.md)")

@@ -2,7 +2,8 @@
 // Hash routes: #/ (lobby), #/games/{id} (play with this browser's token), #/games/{id}/watch (spectate),
 // #/replay/{id} (a finished game, event by event). Only the public HTTP API, through api.js.
 import * as api from "./api.js";
-import { evidencePanel, verifyExport } from "./evidence.js";
+import { verifyExport } from "./evidence.js";
+import { evidencePanel } from "./keeping.js";
 import { h, focusKeys, restoreFocus, clockText } from "./tables/common.js";
 import { TABLES, tableFor } from "./tables/index.js";
 import { statsList } from "./tables/solitaire.js";
@@ -222,9 +223,10 @@ function gamePage(gameId, watch) {
   let current = null;
   let useToken = token;
 
-  const show = (view) => {
+  /** `answered`: where the view's receipt goes — `evidence.reading()`'s, taken as the read was sent, for a read of the present. */
+  const show = (view, answered = evidence.receive) => {
     current = view;
-    evidence.receive(view.receipt);
+    answered(view.receipt);
     if (view.status === "finished") evidence.finished();
     const key = `${view.version}:${view.seat}:${view.status}`;
     if (key === shown) return;
@@ -280,7 +282,8 @@ function gamePage(gameId, watch) {
   const refresh = async () => {
     lastRefresh = Date.now();
     try {
-      show(await api.view(gameId, useToken));
+      const answered = evidence.reading();   // heads only move forward: not behind what is held as the read leaves
+      show(await api.view(gameId, useToken), answered);
     } catch (e) {
       if (e.status === 401 && useToken) { useToken = null; return refresh(); }  // an old token: look on as a spectator
       if (e.status === 404 && e.code === "not_found") { gone = true; stop(); notFound("game", gameId); return "stop"; }
@@ -290,9 +293,10 @@ function gamePage(gameId, watch) {
 
   ctx.send = async (command) => {
     try {
+      const answered = evidence.reading();
       const answer = await api.send(gameId, command, current.version, useToken);
-      evidence.receive(answer.receipt);   // the receipt of this command's batch (the view's may be of a later version)
-      show(answer.view);
+      evidence.receive(answer.receipt);   // the receipt of this command's batch: it may be behind what was streamed since
+      show(answer.view, answered);
     } catch (e) {
       if (e.offline) return;   // the banner says so; the poll redraws the table when the service is back
       flash(e.status === 409 ? "Someone acted first: the table is refreshed." : e.message, e.status === 409 ? "info" : "error");

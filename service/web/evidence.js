@@ -1,9 +1,7 @@
-// Evidence a player keeps (API.md, docs/fairness.md): every receipt the service signed for this page, per game,
-// and the client seed the page brought to its seat; each receipt's signature checked as it arrives, and at the end of
-// the game the export checked in the browser against all of it. Only WebCrypto (SHA-256, HMAC-SHA256, Ed25519): no
-// crypto code of our own. Re-deciding every command stays with `python -m replays verify`.
-import { h } from "./tables/common.js";
-
+// The checks of the evidence a player keeps (API.md, docs/fairness.md): a receipt's signature, and at the end of the
+// game the export checked in the browser against the receipts and the client seed the page kept (keeping.js keeps
+// them and watches them as they arrive). Only WebCrypto (SHA-256, HMAC-SHA256, Ed25519): no crypto code of our own.
+// Re-deciding every command stays with `python -m replays verify`.
 const GENESIS = "0".repeat(64);
 const RECEIPT_PREFIX = "free-parking/receipt/v1\n";
 const utf8 = new TextEncoder();
@@ -186,9 +184,12 @@ export function parseExport(text) {
  * Check an export in the browser. `receipts`: the ones the page kept; `clientSeed`/`seat`: what this page sent when it
  * joined; `keys`: importKeys' map, or null when Ed25519 is missing (`noSignatures` says why). Returns
  * {checks: [{id, label, count, ok, note}], problems: [{version, what, expected, found}], passed, gameSeed, seeding}.
- * Each problem names the version (seq) where the log disagrees; 0 is the header.
+ * `forward`: {reads, back: [[held, answered], ...]} (keeping.js `Forward`), the page's reads of the present state and
+ * those the service answered behind a receipt it had signed. Each problem names the version (seq) where the log
+ * disagrees; 0 is the header.
  */
-export async function verifyExport(text, { receipts = [], clientSeed = null, seat = null, keys = null, noSignatures = "" } = {}) {
+export async function verifyExport(text, { receipts = [], clientSeed = null, seat = null, keys = null, noSignatures = "",
+                                           forward = null } = {}) {
   const problems = [];
   const checks = [];
   const problem = (version, what, expected, found) => problems.push({ version, what, expected: String(expected), found: String(found) });
@@ -320,6 +321,14 @@ export async function verifyExport(text, { receipts = [], clientSeed = null, sea
     }
     check("receipts", "your receipts against the chain: the log has each one's head and time", mine.length, problems.length === n);
   }
+  if (forward) {   // heads only moved forward: no read of the present answered behind a receipt held when it was sent
+    const n = problems.length;
+    for (const [held, answered] of forward.back) {
+      problem(held.version, "the service's present went back", `version ${held.version} or later (head ${held.head}, signed before the read was sent)`,
+              `an answer at version ${answered.version} (head ${answered.head})`);
+    }
+    check("forward", "heads only moved forward: every view at or after the receipts you held when you asked", forward.reads, problems.length === n);
+  }
   return finish(checks, problems, gameSeed, seeding);
 }
 
@@ -327,173 +336,4 @@ function finish(checks, problems, gameSeed = null, seeding = "") {
   problems.sort((a, b) => a.version - b.version);
   const passed = checks.filter((c) => c.ok).reduce((n, c) => n + c.count, 0);
   return { checks, problems, passed, ok: problems.length === 0, gameSeed, seeding };
-}
-
-// ---------------------------------------------------------------- what this browser keeps
-
-const STORE = (gameId) => `fp.evidence.${gameId}`;
-
-/** {game_id, seat, client_seed, receipts: [...]} as kept for `gameId` (localStorage). */
-export function kept(gameId) {
-  try {
-    const found = JSON.parse(localStorage.getItem(STORE(gameId)));
-    if (found && Array.isArray(found.receipts)) return found;
-  } catch { /* nothing kept, or not ours */ }
-  return { game_id: gameId, seat: null, client_seed: null, receipts: [] };
-}
-const save = (record) => localStorage.setItem(STORE(record.game_id), JSON.stringify(record));
-
-/** 32 random bytes as 64 lowercase hex: the client seed a seat brings (docs/rng.md). */
-/** The client seed this page brings to ``gameId``: made once (``crypto.getRandomValues``) and kept before it is sent,
- *  so a join that fails and is tried again sends the same one — an operator who refused a join cannot have a new seed
- *  to try against the deal it would give. */
-export function clientSeedFor(gameId) {
-  const record = kept(gameId);
-  if (record.client_seed) return record.client_seed;
-  const seed = hex(crypto.getRandomValues(new Uint8Array(32)));
-  save({ ...record, client_seed: seed });
-  return seed;
-}
-
-export function rememberClientSeed(gameId, seat, clientSeed) {
-  save({ ...kept(gameId), seat, client_seed: clientSeed });
-}
-
-const SAME = (a, b) => a.version === b.version && a.head === b.head && a.at === b.at && a.key_id === b.key_id && a.sig === b.sig;
-
-/** Keep a receipt; false when this very receipt was kept already. */
-export function keep(receipt) {
-  if (!receipt || typeof receipt.game_id !== "string" || typeof receipt.version !== "number") return false;
-  const record = kept(receipt.game_id);
-  if (record.receipts.some((r) => SAME(r, receipt))) return false;
-  const { game_id, version, head, at, key_id, sig } = receipt;
-  record.receipts.push({ game_id, version, head, at, key_id, sig });
-  save(record);
-  return true;
-}
-
-// ---------------------------------------------------------------- the panel on a game's page
-
-let keysPromise = null;
-/** GET /keys, and the keys imported for Ed25519: {listing, keys} or {listing, keys: null, missing: why}. */
-function serviceKeys(again = false) {
-  if (!keysPromise || again) {
-    keysPromise = (async () => {
-      const listing = await (await fetch("/keys")).json();
-      try { return { listing, keys: await importKeys(listing) }; }
-      catch (e) { return { listing, keys: null, missing: e.message }; }
-    })();
-    keysPromise.catch(() => { keysPromise = null; });
-  }
-  return keysPromise;
-}
-
-/** A button that saves `data()` as a JSON file named `name` (made when clicked: it is always the latest). */
-const saveButton = (id, name, data) => h(`button#${id}`, { type: "button", onclick: async () => {
-  const url = URL.createObjectURL(new Blob([JSON.stringify(await data(), null, 1)], { type: "application/json" }));
-  const a = h("a", { href: url, download: name });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60000);
-} }, name);
-
-/** The evidence box of a game's page: `receive(receipt)` from every view, answer and streamed event; `finished()` once
- *  the game is over, to check the export. */
-export function evidencePanel(gameId) {
-  const root = h("section.box.evidence#evidence", { dataset: { state: "keeping" } });
-  const status = h("p#evidence-status", {}, "");
-  const signatures = h("p#evidence-signatures.small", {}, "");
-  const verdict = h("p#evidence-verdict", {}, "");
-  const list = h("ul#evidence-checks.small");
-  const files = h("p#evidence-files.small");
-  root.append(h("h3", {}, "Evidence you keep"), status, signatures, verdict, list, files);
-  const sig = { ok: 0, bad: [], missing: "" };
-  const conflicting = [];
-  let ended = false, exportText = null, checking = null, again = false;
-
-  const paint = () => {
-    const record = kept(gameId);
-    status.textContent = `${record.receipts.length} signed receipts kept in this browser` +
-      (record.client_seed ? `; your client seed for seat ${record.seat}: ${record.client_seed}` : "");
-    signatures.textContent = sig.missing
-      ? `The signature check could not run: ${sig.missing}. The receipts are kept; check them with python -m replays verify.`
-      : sig.bad.length ? `${sig.bad.length} receipts do not check out under the service's key (version ${sig.bad[0]})`
-      : `${sig.ok} receipt signatures checked (Ed25519, GET /keys)`;
-    root.dataset.signatures = sig.missing ? "unavailable" : sig.bad.length ? "bad" : "ok";
-    if (conflicting.length) {
-      const [a, b] = conflicting[0];
-      root.dataset.state = "conflict";
-      verdict.textContent = `Version ${a.version} disagrees: two receipts of it name heads ${a.head.slice(0, 12)}… and ${b.head.slice(0, 12)}…`;
-    }
-  };
-  files.append("Download: ", saveButton("evidence-receipts", `receipts-${gameId}.json`, () => kept(gameId).receipts), " ",
-               saveButton("evidence-keys", "keys.json", async () => (await serviceKeys()).listing),
-               h("span.muted", {}, ` — then python -m replays verify LOG --receipts receipts-${gameId}.json --key keys.json`));
-
-  const receive = async (receipt) => {
-    if (!receipt || receipt.game_id !== gameId || !keep(receipt)) return;
-    const found = conflicts(kept(gameId).receipts).filter(([a]) => a.version === receipt.version);
-    if (found.length) conflicting.push(...found);
-    try {
-      let known = await serviceKeys();
-      if (known.keys && !known.keys.has(receipt.key_id)) known = await serviceKeys(true);   // a key rotated meanwhile
-      if (!known.keys) sig.missing = known.missing;
-      else {
-        const result = await checkSignature(receipt, known.keys);
-        if (result === "ok") sig.ok++; else sig.bad.push(receipt.version);
-      }
-    } catch (e) { sig.missing = `GET /keys failed (${e.message})`; }
-    paint();
-    if (exportText !== null) check();   // a receipt that arrived after the end is checked against the log too
-  };
-
-  const check = async () => {
-    if (checking) { again = true; return; }
-    checking = (async () => {
-      do {
-        again = false;
-        const record = kept(gameId);
-        const known = await serviceKeys().catch((e) => ({ keys: null, missing: `GET /keys failed (${e.message})` }));
-        const report = await verifyExport(exportText, { receipts: record.receipts, clientSeed: record.client_seed, seat: record.seat,
-                                                        keys: known.keys, noSignatures: known.missing });
-        show(report);
-      } while (again);
-    })();
-    try { await checking; } finally { checking = null; }
-  };
-
-  const show = (report) => {
-    const first = report.problems[0];
-    root.dataset.state = report.ok ? "passed" : "failed";
-    root.dataset.version = first ? first.version : "";
-    const skipped = report.checks.filter((c) => c.ok === null);
-    verdict.textContent = report.ok
-      ? `This is the game you played: ${report.passed} checks passed.` + skipped.map((c) => ` Not run: ${c.label.split(":")[0]} (${c.note}).`).join("")
-      : `${first.version ? `Version ${first.version}` : "The export's header"} disagrees: ${first.what}: expected ${first.expected}, found ${first.found}.`;
-    list.replaceChildren(
-      ...report.checks.map((c) => h("li", { dataset: { check: c.id, result: c.ok === null ? "not-run" : c.ok ? "passed" : "failed" } },
-        `${c.ok === null ? "○ not run" : c.ok ? "✓" : "✗"} ${c.label} (${c.count})${c.note ? ` — ${c.note}` : ""}`)),
-      h("li", { dataset: { check: "redecide", result: "python" } },
-        "Re-deciding every command with the rules is for python -m replays verify (the game seed is recomputed and shown here, not re-played)"));
-  };
-
-  const finished = async () => {
-    if (ended) return;
-    ended = true;
-    root.dataset.state = "checking";
-    verdict.textContent = "Checking the game's log against what you kept…";
-    try {
-      const r = await fetch(`/games/${gameId}/export`);   // anyone's once the game is over
-      if (!r.ok) throw new Error(`GET /games/${gameId}/export answered ${r.status}`);
-      exportText = await r.text();
-      await check();
-    } catch (e) {
-      root.dataset.state = "error";
-      verdict.textContent = `The log could not be checked: ${e.message}`;
-    }
-  };
-
-  paint();
-  return { root, receive, finished };
 }

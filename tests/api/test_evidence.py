@@ -185,6 +185,10 @@ async def test_the_cli_merges_several_players_receipts_and_names_the_version_a_f
     out = capsys.readouterr().out
     first = min(r["version"] for r in kept if r["version"] >= fork)
     assert out.startswith(f"REJECTED {game_id}: seq {first}: receipt: ") and "signed by the service" in out, out
+    # the version, and both heads in full: the one the player's receipt was signed for, and the forgery's
+    signed = next(r["head"] for r in kept if r["version"] == first)
+    assert signed != forged_log[first - 1].hash
+    assert f"the receipt of version {first}, signed by the service, says {signed}, the log has {forged_log[first - 1].hash}" in out, out
     bob.write_text("not a receipt")
     assert replays_main(["verify", str(honest), *evidence]) == 2
 

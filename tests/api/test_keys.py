@@ -62,3 +62,68 @@ def test_a_damaged_keyring_refuses_the_start_and_is_left_as_it_was(store_kind, t
     with pytest.raises(StartupRefused, match="keyring|signing key"):
         receipts_for(settings)
     assert (settings.keys_folder / KEYRING).read_bytes() == damage  # never replaced: old receipts need its keys
+
+
+NEW_KEY = "22" * 32
+
+
+def retired_file(tmp_path, listing: bytes, until: int | None):
+    """The file a deployment keeps of the keys it signed with before: GET /keys' entries, each given its not_after."""
+    keys = msgspec.json.decode(listing)["keys"]
+    for k in keys:
+        if until is not None:
+            k["not_after"] = until
+    path = tmp_path / "retired-keys.json"
+    path.write_bytes(msgspec.json.encode({"keys": keys}))
+    return path
+
+
+async def test_a_key_given_in_the_environment_is_rotated_by_listing_the_old_one_as_retired(store_kind, tmp_path):
+    old_listing, old = await started(make_settings(store_kind, tmp_path / "a", signing_key=SIGNING_KEY))
+    retired = retired_file(tmp_path, old_listing, until=1_800_000_000_000)
+    # every host: the new key in FREE_PARKING_SIGNING_KEY, the old one in FREE_PARKING_RETIRED_KEYS
+    listing, new = await started(make_settings(store_kind, tmp_path / "b", signing_key=NEW_KEY, retired_keys=retired))
+    listed = {k["key_id"]: k for k in msgspec.json.decode(listing)["keys"]}
+    assert set(listed) == {old["key_id"], new["key_id"]} and new["key_id"] != old["key_id"]
+    assert listed[old["key_id"]]["not_after"] == 1_800_000_000_000
+    assert listed[new["key_id"]]["not_before"] == 1_800_000_000_000 and "not_after" not in listed[new["key_id"]]
+    keys = load_keys([listing])  # what the old key signed still checks from the listing alone
+    assert all(signature_ok(r, keys) for r in load_receipts(msgspec.json.encode([old, new])))
+    # the same settings on another host list the very same keys
+    again, _ = await started(make_settings(store_kind, tmp_path / "c", signing_key=NEW_KEY, retired_keys=retired))
+    assert again == listing
+
+
+@pytest.mark.parametrize("flaw", ["no not_after", "the signing key itself", "not json"])
+def test_a_retired_keys_file_that_cannot_be_listed_refuses_the_start(store_kind, tmp_path, flaw):
+    one = make_settings(store_kind, tmp_path, signing_key=SIGNING_KEY)
+    listing = msgspec.json.encode(receipts_for(one).keyring.listing())
+    path = retired_file(tmp_path, listing, until=None if flaw == "no not_after" else 1_800_000_000_000)
+    if flaw == "not json":
+        path.write_bytes(b"{not json")
+    with pytest.raises(StartupRefused, match="retired keys"):
+        receipts_for(make_settings(store_kind, tmp_path, signing_key=SIGNING_KEY, retired_keys=path))
+
+
+def test_rotate_refuses_a_key_given_in_the_environment_and_says_what_to_do(store_kind, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("FREE_PARKING_SIGNING_KEY", SIGNING_KEY)
+    folder = tmp_path / "keys"
+    assert service_main(["keys", "rotate", "--keys", str(folder)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "signs from now" not in err
+    assert err.count("\n") == 1 and "FREE_PARKING_SIGNING_KEY" in err and "FREE_PARKING_RETIRED_KEYS" in err, err
+    assert not (folder / KEYRING).exists()  # no key made that nothing would sign with
+
+
+def test_keys_list_shows_what_get_keys_serves_with_a_key_in_the_environment(store_kind, tmp_path, monkeypatch, capsys):
+    settings = make_settings(store_kind, tmp_path, signing_key=SIGNING_KEY)
+    served = msgspec.json.decode(msgspec.json.encode(receipts_for(settings).keyring.listing()))
+    retired = retired_file(tmp_path, msgspec.json.encode(served), until=1_800_000_000_000)
+    monkeypatch.setenv("FREE_PARKING_SIGNING_KEY", NEW_KEY)
+    monkeypatch.setenv("FREE_PARKING_RETIRED_KEYS", str(retired))
+    folder = tmp_path / "keys"
+    assert service_main(["keys", "list", "--json", "--keys", str(folder)]) == 0
+    listed = msgspec.json.decode(capsys.readouterr().out)["keys"]
+    want = receipts_for(make_settings(store_kind, tmp_path, signing_key=NEW_KEY, retired_keys=retired)).keyring.listing()
+    assert listed == msgspec.to_builtins(want)["keys"] and len(listed) == 2
+    assert not (folder / KEYRING).exists()

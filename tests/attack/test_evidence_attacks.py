@@ -229,10 +229,13 @@ async def test_a_client_seed_with_a_trailing_newline_is_refused_and_nothing_writ
 
 
 def test_the_web_client_brings_a_client_seed_when_it_takes_a_seat():
-    """The claim "nobody, not even the operator, can choose a deal" needs one seat to bring a seed of its own. The web
-    client's `join` sends `{name}` (or `{}`) only, so a table of web players is `combined` with every seat derived:
-    the operator may grind server seeds before committing, exactly as before issue 15."""
+    """The claim "nobody, not even the operator, can choose a deal" needs a seat to bring a seed of its own: the web
+    client's `join` sends a `client_seed` it made and kept (`clientSeedFor`) before the request, so a table of web
+    players is `combined` with their seeds, and a join tried again sends the same one (the review found `join` sent
+    `{name}` only: every seat derived, the server seed grindable). The browser test of an honest game shows the seed
+    in the log as the player's (tests/web/test_evidence_browser.py)."""
     source = (ROOT / "service" / "web" / "api.js").read_text()
     join = source[source.index("export async function join"):]
     join = join[: join.index("\n}\n")]
-    assert "client_seed" in join
+    assert "client_seed: clientSeed" in join
+    assert join.index("clientSeedFor(gameId)") < join.index("await post(")  # kept before it is sent

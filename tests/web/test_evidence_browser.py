@@ -134,7 +134,7 @@ async def test_an_honest_game_played_in_the_page_is_the_game_you_played(live, br
     assert verdict.startswith("This is the game you played: ") and verdict.split(": ")[1].split()[0].isdigit(), verdict
     results = await checks(page)
     assert results == [["chain", "passed"], ["commitment", "passed"], ["seeding", "passed"], ["secrets", "passed"],
-                       ["signatures", "passed"], ["receipts", "passed"], ["redecide", "python"]]
+                       ["signatures", "passed"], ["receipts", "passed"], ["forward", "passed"], ["redecide", "python"]]
     assert "python -m replays verify" in await page.inner_text("#evidence-checks")
     assert await page.get_attribute("#evidence", "data-signatures") == "ok"
 
@@ -194,7 +194,7 @@ async def test_a_history_rebuilt_after_the_reveal_is_refused_at_a_receipt_it_con
     results = dict(await checks(page))
     # the forgery holds together on its own: only the receipts give it away
     assert results == {"chain": "passed", "commitment": "passed", "seeding": "passed", "secrets": "passed",
-                       "signatures": "passed", "receipts": "failed", "redecide": "python"}
+                       "signatures": "passed", "receipts": "failed", "forward": "passed", "redecide": "python"}
     assert page.errors == []
 
 
@@ -270,4 +270,122 @@ async def test_the_pages_checks_agree_with_python_on_every_golden_log(live, brow
         counts = {c["id"]: c["count"] for c in report["checks"]}
         assert counts["chain"] == len(envelopes) and counts["secrets"] == python.secrets_checked, path.name
         assert report["gameSeed"] == python.game_seed, path.name
+    assert page.errors == []
+
+
+OPERATOR_KEY = "33" * 32  # the live service signs with it: the test plays the operator who holds it
+
+
+def signed_by_operator(receipt: dict, **changes) -> dict:
+    """``receipt`` with ``changes``, signed as the service signs: what only the key's holder can make."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from service.events.receipt import Signed, signed_bytes
+
+    fields = {k: receipt[k] for k in ("game_id", "version", "head", "at", "key_id")} | changes
+    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(OPERATOR_KEY))
+    return fields | {"sig": key.sign(signed_bytes(msgspec.convert(fields, Signed))).hex()}
+
+
+async def serve_view(page, game_id: str, view: dict) -> None:
+    """Every GET /games/{id} the page sends answered with ``view``, as a dishonest service would."""
+    async def answer(route):
+        await route.fulfill(status=200, content_type="application/json", body=json.dumps(view))
+
+    await page.route(f"**/games/{game_id}", answer)
+
+
+async def test_a_view_answered_behind_a_receipt_the_page_held_is_flagged_naming_both_versions(live, browser):  # noqa: F811
+    page, game_id, token = await solitaire_in_the_page(browser, live)
+    early = await api_view(live, game_id, token)  # genuine, signed: the service's word at an earlier version
+    for _ in range(2):
+        await move(page, live, game_id, token)
+    held = max((await kept(page, game_id))["receipts"], key=lambda r: r["version"])
+    assert held["version"] > early["version"]
+    await serve_view(page, game_id, early)  # the service's present goes back: history it signed is lost or rewritten
+    await page.locator("#evidence[data-state=conflict][data-conflict=backwards]").wait_for()
+    assert await page.get_attribute("#evidence", "data-version") == str(held["version"])
+    verdict = await page.inner_text("#evidence-verdict")
+    assert verdict.startswith(f"Version {held['version']} disagrees: ") and f"at version {early['version']}" in verdict, verdict
+    assert held["head"][:12] in verdict and early["receipt"]["head"][:12] in verdict, verdict
+    await page.unroute(f"**/games/{game_id}")
+    await page.wait_for_selector(f'#table[data-version="{held["version"]}"]')  # the honest present, polled again
+    await resign(page)  # and the verdict at the end says so too, though the export agrees with every receipt
+    await page.locator("#evidence[data-state=failed]").wait_for()
+    assert dict(await checks(page))["forward"] == "failed" and dict(await checks(page))["receipts"] == "passed"
+    assert page.errors == []
+
+
+async def test_an_honest_command_answer_that_arrives_behind_the_stream_is_not_flagged(live, browser):  # noqa: F811
+    """A command's answer names its own batch; moves after it can reach the page first (here a second move sent
+    through the API while the answer is held back): an earlier version after a later one, and nothing went back."""
+    page, game_id, token = await solitaire_in_the_page(browser, live)
+    before = await api_view(live, game_id, token)
+    held: asyncio.Future = asyncio.get_running_loop().create_future()
+    release = asyncio.Event()
+
+    async def hold(route):
+        response = await route.fetch()
+        held.set_result(await response.json())
+        await release.wait()
+        await route.fulfill(response=response)
+
+    await page.route(f"**/games/{game_id}/commands", hold)
+    m = next(c for c in before["legal"] if c["type"] == "move")
+    await page.click(f'.cell.card[data-card="{m["card"]}"]')
+    await page.click(f'.cell.target[data-row="{m["to"]["row"]}"][data-slot="{m["to"]["slot"]}"]')
+    answer = await held
+    later = next(c for c in answer["view"]["legal"] if c["type"] in ("move", "redeal"))
+    r = await live.post(f"/games/{game_id}/commands", json={**later, "expected_version": answer["version"]}, headers=bearer(token))
+    assert r.status_code == 200, r.text
+    newest = r.json()["version"]
+    await page.wait_for_selector(f'#table[data-version="{newest}"]')  # streamed and viewed before the answer comes
+    release.set()
+    await page.wait_for_selector(f'#table[data-version="{answer["view"]["version"]}"]')  # the held answer, drawn
+    await page.unroute(f"**/games/{game_id}/commands")
+    await page.wait_for_selector(f'#table[data-version="{newest}"]')  # the next poll
+    await resign(page)
+    await page.locator("#evidence[data-state=passed]").wait_for()
+    assert await page.get_attribute("#evidence", "data-conflict") is None  # never flagged, not even for a moment
+    assert dict(await checks(page))["forward"] == "passed"
+    assert int(await page.get_attribute("#evidence", "data-reads")) >= 3
+    assert page.errors == []
+
+
+@pytest.mark.live_settings(signing_key=OPERATOR_KEY)
+async def test_two_signed_receipts_of_one_version_that_disagree_are_flagged_as_they_arrive(live, browser):  # noqa: F811
+    page, game_id, token = await solitaire_in_the_page(browser, live)
+    await move(page, live, game_id, token)
+    view = await api_view(live, game_id, token)
+    other = "ab" * 32
+    # a receipt nobody signed is kept and counts for nothing: it does not check out, and it is no proof of a conflict
+    await serve_view(page, game_id, {**view, "receipt": {**view["receipt"], "head": other}})
+    await page.locator("#evidence[data-signatures=bad]").wait_for()
+    assert await page.get_attribute("#evidence", "data-conflict") is None
+    await page.unroute(f"**/games/{game_id}")
+    # the operator signs a second history for the same version: the two receipts are the proof, at once
+    await serve_view(page, game_id, {**view, "receipt": signed_by_operator(view["receipt"], head=other)})
+    await page.locator("#evidence[data-state=conflict][data-conflict=two-heads]").wait_for()
+    verdict = await page.inner_text("#evidence-verdict")
+    assert verdict.startswith(f"Version {view['version']} disagrees: two receipts of it name heads "), verdict
+    assert view["receipt"]["head"][:12] in verdict and other[:12] in verdict, verdict
+    assert page.errors == []
+
+
+async def test_a_later_receipt_whose_head_the_chain_does_not_extend_is_refused_at_the_end(live, browser):  # noqa: F811
+    """Heads moving forward means each later head extends the earlier ones: the end's check of every receipt against
+    the one chain says so, since a log has one hash at each version (a later head off the chain is refused there)."""
+    from pathlib import Path
+
+    path = sorted((Path(__file__).parents[2] / "replays" / "golden").glob("*.ndjson"))[0]
+    text = path.read_text()
+    _, envelopes = load(text.encode())
+    receipt = lambda e, head=None: {"game_id": e.game_id, "version": e.seq, "head": head or e.hash, "at": e.at,  # noqa: E731
+                                    "key_id": "0" * 16, "sig": "0" * 128}
+    early, late = envelopes[1], envelopes[-2]
+    receipts = [receipt(early), receipt(late, head="cd" * 32)]  # a higher version, on another chain
+    page = await open_page(browser, live)
+    report = await page.evaluate(
+        "async ([text, receipts]) => (await import('/web/evidence.js')).verifyExport(text, {receipts})", [text, receipts])
+    assert [(p["version"], p["what"]) for p in report["problems"]] == [(late.seq, "receipt: head")]
     assert page.errors == []

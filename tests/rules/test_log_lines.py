@@ -8,10 +8,12 @@ import random
 
 from service.bots import bot, next_move
 from service.events import free_parking as ev
+from service.events import monopoly as mev
 from service.events.base import Player
-from service.events.common import Create, TakeSeat, Timeout
+from service.events.common import Create, SeatTaken, TakeSeat, Timeout
 from service.rules.engine import Game, audit_lines, log_lines, rules_for
 from tests.api.helpers import TIME_EXPIRES_SEED
+from tests.rules.monopoly_table import table
 
 
 def seated(kind: str, seed: bytes, names: list[tuple[str, str | None]], **config) -> tuple[Game, list]:
@@ -63,3 +65,88 @@ def test_monopoly_dice_say_who_rolled_and_when_the_roll_sent_them_to_jail():
     for seq, _, words, notice in lines:
         if words.startswith("Ann goes to jail"):
             assert notice and notice.startswith("You go to jail"), (seq, words, notice)
+
+
+# --- Monopoly's deadlines: what each decided, and for whom --------------------------------------------------------
+
+
+class Told:
+    """A Monopoly ``Table`` whose every batch is also read by a move ``Log``, as log_lines reads it: the first event
+    of a batch a ``Timeout`` made is the one told ``timed_out``. Seat i is ``names[i]``."""
+
+    def __init__(self, t, names: list[str]) -> None:
+        from service.rules.monopoly.audit import Log
+
+        self.t, self.log, self.lines = t, Log(), []
+        for seat, name in enumerate(names):
+            self.log.line(SeatTaken(seat=seat, player=Player(name=name, player_id=f"g_{seat}")), [])
+
+    def play(self, command, seat: int | None) -> Told:
+        self.t.play(command, seat)
+        return self._tell(timed_out=False)
+
+    def timeout(self) -> Told:
+        self.t.timeout()
+        return self._tell(timed_out=True)
+
+    def _tell(self, timed_out: bool) -> Told:
+        events = self.t.events
+        self.lines = [self.log.line(e, events[i + 1 :], timed_out=timed_out and i == 0) for i, e in enumerate(events)]
+        return self
+
+
+def test_monopoly_a_purchase_deadline_says_who_did_not_buy_before_the_auction_opens():
+    t = Told(table(3).dice(1, 2), ["Ann", "Bob", "Cy"])
+    t.play(mev.Roll(), 0)
+    assert "Ann may buy Baltic Avenue for $60" in t.lines
+    t.timeout()
+    assert t.lines[0] == "time ran out: Ann did not buy Baltic Avenue; auction of Baltic Avenue opens to Ann, Bob and Cy"
+
+
+def test_monopoly_an_income_tax_deadline_says_the_server_chose_the_flat_tax_for_the_player():
+    t = Told(table().dice(1, 3), ["Ann", "Bob"]).play(mev.Roll(), 0).timeout()
+    assert t.lines[0] == "time ran out: for Ann, the server chose the flat Income Tax: $200"
+    assert not any(line.startswith("time ran out") for line in t.lines[1:])
+
+
+def test_monopoly_an_auction_deadline_says_the_bidding_ended_at_the_high_bid():
+    t = Told(table(3).dice(1, 2), ["Ann", "Bob", "Cy"]).play(mev.Roll(), 0).play(mev.Decline(), 0)
+    t.play(mev.Bid(amount=25), 2).timeout()
+    assert t.lines[0] == "time ran out: the bidding ends: auction of Baltic Avenue won by Cy for $25"
+
+
+def test_monopoly_a_shortage_deadline_says_who_claimed_nothing():
+    t = Told(table(3, own={0: (6, 8, 9), 1: (16, 18, 19)}, houses=2), ["Ann", "Bob", "Cy"])
+    t.play(mev.Build(sites=(6, 8, 9)), 0).timeout()
+    assert t.lines[0].startswith("time ran out: the claims are closed (Bob claimed nothing): "), t.lines
+
+
+def test_monopoly_a_debt_deadline_says_who_did_not_raise_what_and_was_declared_bankrupt():
+    t = Told(table(3, own={1: (37, 39)}, levels={37: 5, 39: 5}, at={0: 35}, cash={0: 100}).dice(1, 1), ["Ann", "Bob", "Cy"])
+    t.play(mev.Roll(), 0)
+    assert any(line.startswith("Ann owes Bob $1500") for line in t.lines), t.lines
+    t.timeout()
+    assert t.lines[0].startswith("time ran out: Ann did not raise the $1500 owed to Bob, so the server declared them bankrupt: ")
+    assert "Ann goes bankrupt to Bob" in t.lines
+
+
+def test_monopoly_a_trade_deadline_says_who_did_not_answer():
+    t = Told(table(own={0: (1,)}), ["Ann", "Bob"])
+    t.play(mev.OfferTrade(to=1, give=mev.Holdings(squares=(1,)), get=mev.Holdings(cash=100)), 0).timeout()
+    assert t.lines == ["time ran out: Bob did not answer: Ann's trade offer to Bob expired"]
+
+
+def test_monopoly_a_deadline_over_http_envelopes_is_told_from_the_timeout_command():
+    """log_lines reads the Timeout from the envelope's command: the same words as the Log is told directly."""
+    for i in range(200):
+        game, envelopes = seated("monopoly", hashlib.sha256(b"buy%d" % i).digest(), [("Ann", None), ("Bob", None)])
+        envelopes += game.play(mev.Roll(), 0, 1)
+        if game.state.pending is not None and game.state.pending.kind == "buy":
+            break
+    else:
+        raise AssertionError("no seed offered a purchase on the first roll")
+    envelopes += game.play(Timeout(), None, game.state.pending.deadline_at)
+    words = [w for _, _, w, _ in log_lines(game.rules, envelopes)]
+    ran_out = [w for w in words if w.startswith("time ran out: ")]
+    assert len(ran_out) == 1 and ran_out[0].startswith("time ran out: Ann did not buy "), words
+    assert " opens to Ann and Bob" in ran_out[0]

@@ -244,7 +244,8 @@ class Log:
         self.choosing: dict[int, str] = {}  # seat → the choice awaited from it
         self.turn = ""  # the name of whoever began the turn
 
-    def line(self, e: msgspec.Struct, following: list[msgspec.Struct]) -> str:
+    def line(self, e: msgspec.Struct, following: list[msgspec.Struct], timed_out: bool = False) -> str:
+        """``timed_out`` is not needed here: the events a deadline makes say so themselves (``by_server``, ``how``)."""
         text = self._line(e)
         if isinstance(e, ev.PlacesTraded):
             self.seats.trade(e.seat, e.other)

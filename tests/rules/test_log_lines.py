@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 
 from service.bots import bot, next_move
 from service.events import free_parking as ev
 from service.events import monopoly as mev
+from service.events import solitaire as sev
 from service.events.base import Player
 from service.events.common import Create, SeatTaken, TakeSeat, Timeout
 from service.rules.engine import Game, audit_lines, log_lines, rules_for
@@ -150,3 +152,47 @@ def test_monopoly_a_deadline_over_http_envelopes_is_told_from_the_timeout_comman
     ran_out = [w for w in words if w.startswith("time ran out: ")]
     assert len(ran_out) == 1 and ran_out[0].startswith("time ran out: Ann did not buy "), words
     assert " opens to Ann and Bob" in ran_out[0]
+
+
+# --- solitaire: the page's words ------------------------------------------------------------------------------------
+
+
+def test_solitaire_log_says_moves_in_the_pages_words_redeals_stuck_undo_and_resign():
+    """Cards as the page shows them (2♣, 10♥), rows from 1 as the page's "Row 1–4", never the audit's raw ids and
+    rows from 0; a move that leaves nothing to do says the game is stuck; an undo names the move it takes back."""
+    game, envelopes = seated("solitaire", hashlib.sha256(b"s0").digest(), [("Ann", None)])
+    rnd = random.Random(0)
+    for step in range(400):
+        if game.state.stuck:
+            break
+        legal = game.rules.legal_commands(game.state, 0)
+        moves = [c for c in legal if isinstance(c, sev.Move)]
+        redeal = next((c for c in legal if isinstance(c, sev.Redeal)), None)
+        envelopes += game.play(redeal if redeal and (not moves or step in (40, 80)) else rnd.choice(moves), 0, 1)
+    assert game.state.stuck
+    envelopes += game.play(sev.Undo(), 0, 1)
+    envelopes += game.play(sev.Resign(), 0, 1)
+    words = [w for _, _, w, _ in log_lines(game.rules, envelopes, player_id="g_0")]
+    assert "Ann sits down to play" in words
+    moved = [w for w in words if w.startswith("Ann moves ")]
+    card, place = r"(10|[2-9JQK])[♣♦♥♠]", r"row [1-4], slot (1[0-3]|[1-9])"
+    assert moved and all(re.fullmatch(rf"Ann moves {card} from {place} to {place}(: stuck.*)?", w) for w in moved), moved
+    assert any(" row 4," in w for w in moved) and not any("row 0" in w for w in words)
+    assert "Ann redeals (1 of 2): the cards not in a run are shuffled and dealt again" in words
+    assert "Ann redeals (2 of 2): the cards not in a run are shuffled and dealt again" in words
+    stuck = [w for w in words if "stuck" in w]
+    assert stuck == [moved[-1]] and stuck[0].endswith(": stuck — no card fits any gap and no redeal is left; undo or resign")
+    last = re.fullmatch(rf"Ann moves (?P<card>{card}) from {place} to (?P<to>{place}): stuck.*", moved[-1])
+    assert words[-3] == f"Ann undoes the move of {last['card']} to {last['to']}", words[-4:]
+    assert re.fullmatch(r"Ann resigns with \d+ of 48 cards in their runs", words[-2]), words[-2:]
+    assert not any(re.search(r"\b[2-9TJQKA][CDHS]\b", w) for w in words)  # no raw card id
+
+
+def test_solitaire_log_words_for_a_win_a_redeal_undone_and_a_ten():
+    from service.rules.solitaire.audit import Log, card_words
+
+    log = Log()
+    log.line(SeatTaken(seat=0, player=Player(name="Solver Sol", player_id="b", bot="solver")), [])
+    assert card_words("TH") == "10♥" and card_words("2C") == "2♣" and card_words("KS") == "K♠"
+    assert log.line(sev.Undone(undoes=99, step="redealt", layout=()), []) == "Solver Sol undoes the redeal"
+    assert log.line(sev.GameWon(redeals_used=1), []) == "Solver Sol wins: every row runs 2 to king (1 redeal used)"

@@ -3,6 +3,8 @@ and swap three picked card by card, in a real browser (fixtures of test_browser.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.api.conftest import ADMIN_HEADERS
@@ -111,4 +113,35 @@ async def test_swap_three_by_picking_cards_and_each_card_says_what_it_does(live,
     swapped = next(e for e in events if e["type"] == "three_swapped")
     assert sorted(swapped["public"]["cards"]) == sorted(ids[:3])
     await page.locator("#move-log li", has_text="Ann swaps three: discards").wait_for()
+    assert page.errors == []
+
+
+async def test_a_solitaires_log_says_its_moves_in_the_pages_words_stuck_and_undo(live, browser):
+    """The solitaire's log beside the grid: cards as the grid shows them, rows as its "Row 1–4" labels count them."""
+    from tests.web.test_page_browser import play_to_stuck
+
+    page = await open_page(browser, live)
+    token = await register(page, "Sol")
+    game_id, got = await play_to_stuck(live, token)
+    await page.goto(f"/#/games/{game_id}")
+    await page.locator("#stuck").wait_for()
+    version = got["view"]["version"]
+    await page.wait_for_selector(f"#move-log[data-version='{version}']")
+    newest = await page.inner_text("#move-log li:first-child")
+    assert newest.endswith("stuck — no card fits any gap and no redeal is left; undo or resign"), newest
+    moved = re.fullmatch(r"Sol moves (\S+) from row (\d), slot (\d+) to row (\d), slot (\d+): stuck.*", newest)
+    assert moved, newest
+    card, row, slot, to_row, to_slot = moved.groups()
+    target = page.locator(f"#table .grid .cell[data-row='{int(to_row) - 1}'][data-slot='{to_slot}']")
+    assert await target.inner_text() == card  # the grid shows the card where the log says it went
+    label = page.locator(f".grid .row[data-row='{int(to_row) - 1}'] .row-name")
+    assert await label.inner_text() == f"Row {to_row}"
+    await page.click("#stuck-undo")
+    version = await version_after(page, version)
+    await page.wait_for_selector(f"#move-log[data-version='{version}']")
+    assert await page.inner_text("#move-log li:first-child") == f"Sol undoes the move of {card} to row {to_row}, slot {to_slot}"
+    back = page.locator(f"#table .grid .cell[data-row='{int(row) - 1}'][data-slot='{slot}']")
+    assert await back.inner_text() == card  # and back where the log said it came from
+    lines = await page.eval_on_selector_all("#move-log li", "ls => ls.map(l => l.textContent)")
+    assert not any("row 0" in line or re.search(r"\b[2-9TJQKA][CDHS]\b", line) for line in lines), lines
     assert page.errors == []

@@ -166,17 +166,28 @@ async def test_sign_out_warns_and_a_saved_key_signs_back_in(live, browser):
 
 
 async def test_the_outage_banner_disables_controls_backs_off_and_recovers_without_a_reload(live, browser):
+    """The view's poll and the move log's retry both back off while nothing answers (reach.js), and catch up after."""
     page = await open_page(browser, live)
     await register(page, "Off")
     await page.select_option("#create-form select[name=kind]", "solitaire")
     await page.click("#create-form button[type=submit]")
     await page.wait_for_selector("#table .grid .cell")
     game_id = page.url.rsplit("/", 1)[-1]
+    version = int(await page.get_attribute("#table", "data-version"))
+    await page.wait_for_selector(f"#move-log[data-version='{version}']")
     await page.evaluate("window.sameDocument = true")
     tries: list[float] = []
+    log_tries: list[float] = []
+    down = False
 
     async def fail(route):
-        if urlsplit(route.request.url).path == f"/games/{game_id}":  # the view's poll (not the stream, nor the scores)
+        path = urlsplit(route.request.url).path
+        if path == f"/games/{game_id}/log":  # the log is unreachable first, then everything is
+            log_tries.append(time.monotonic())
+            return await route.abort()
+        if not down:
+            return await route.continue_()
+        if path == f"/games/{game_id}":  # the view's poll (not the stream, nor the scores)
             tries.append(time.monotonic())
         await route.abort()
 
@@ -184,20 +195,31 @@ async def test_the_outage_banner_disables_controls_backs_off_and_recovers_withou
         return "/web/" not in url
 
     await page.route(is_api, fail)
+    # a move the table shows while its log cannot be read: the log is behind, and keeps asking
+    await page.click("#table .grid .cell.movable")
+    await page.click("#table .grid .cell.target")
+    version = await version_after(page, version)
+    await wait_until(lambda: asyncio.sleep(0, bool(log_tries)))
+    down = True
+    # the log's failure may have shown the banner already, and a view poll answered since hidden it: from the first
+    # view poll that fails, nothing answers, and the banner stays
+    await wait_until(lambda: asyncio.sleep(0, bool(tries)), seconds=30)
+    await page.wait_for_function("""() => !document.querySelector('#offline').hidden
+      && document.querySelector('#table button.cmd[data-type=hint]').disabled && document.querySelector('#new-deal').disabled""")
     banner = page.locator("#offline")
-    await banner.wait_for()
     assert "not answering" in await banner.inner_text()
     assert await page.locator("#offline").count() == 1
-    assert await page.locator("#table button.cmd[data-type=hint]").is_disabled()
-    assert await page.locator("#new-deal").is_disabled()
     # polling backs off: each wait between two tries at least as long as the one before, and growing
-    await wait_until(lambda: asyncio.sleep(0, len(tries) >= 4), seconds=30)
-    gaps = [b - a for a, b in zip(tries, tries[1:])]
-    assert gaps[-1] > 1.5 * gaps[0] and all(later >= 0.8 * earlier for earlier, later in zip(gaps, gaps[1:])), gaps
+    await wait_until(lambda: asyncio.sleep(0, len(tries) >= 4 and len(log_tries) >= 5), seconds=40)
+    for asked in (tries, log_tries[1:]):  # the log's first try was before the outage: a view poll may have poked it
+        gaps = [b - a for a, b in zip(asked, asked[1:])]
+        assert gaps[-1] > 1.5 * gaps[0] and all(later >= 0.8 * earlier for earlier, later in zip(gaps, gaps[1:])), gaps
     await page.unroute(is_api, fail)
     await page.click("#retry-now")
     await banner.wait_for(state="hidden")
     await page.wait_for_function("() => !document.querySelector('#table button.cmd[data-type=hint]').disabled")
+    await page.wait_for_selector(f"#move-log[data-version='{version}']")  # the log caught up without a new version
+    assert (await page.inner_text("#move-log li:first-child")).startswith("Off moves ")
     assert await page.evaluate("window.sameDocument") is True  # no reload
     assert page.errors == []
 

@@ -145,3 +145,36 @@ async def test_a_solitaires_log_says_its_moves_in_the_pages_words_stuck_and_undo
     lines = await page.eval_on_selector_all("#move-log li", "ls => ls.map(l => l.textContent)")
     assert not any("row 0" in line or re.search(r"\b[2-9TJQKA][CDHS]\b", line) for line in lines), lines
     assert page.errors == []
+
+
+async def test_two_look_alike_cards_give_buttons_that_say_which_card(live, browser):
+    """Two Time Expires cards on the one opponent (and any two cards of one name to discard) were identical buttons:
+    each now names its card's place in the hand, which the hand numbers."""
+    seed = find_seed(lambda s: sum(c.startswith("TE-") for c in s.seats[1].hand) >= 2)
+    game_id = await new_table(live, seed)
+    page = await open_page(browser, live)
+    await register(page, "Ann")
+    await page.goto(f"/#/games/{game_id}")
+    await page.click("#join")
+    await page.wait_for_selector("#table[data-seat='1'] section.legal button.cmd[data-type=time_expires]")
+    buttons = await page.eval_on_selector_all(
+        "#table section.legal button.cmd", "bs => bs.map(b => [b.textContent, JSON.parse(b.dataset.command)])")
+    labels = [text for text, _ in buttons]
+    assert len(labels) == len(set(labels)), labels  # no two buttons read the same
+    ids = await page.eval_on_selector_all("#table .hand.own .card", "cs => cs.map(c => c.dataset.card)")
+    places = await page.eval_on_selector_all("#table .hand.own .card", "cs => cs.map(c => c.querySelector('.card-place')?.textContent || null)")
+    expires = [(text, c) for text, c in buttons if c["type"] == "time_expires"]
+    assert len(expires) >= 2
+    for text, c in expires:
+        place = ids.index(c["card"]) + 1
+        assert text.endswith(f" · card {place} of your hand") and text.startswith("Time Expires on Greedy Gus"), text
+        assert places[place - 1] == str(place)  # the hand shows the number the button names
+    # the button sends the card it names
+    text, chosen = expires[-1]
+    old = int(await page.get_attribute("#table", "data-version"))
+    await page.get_by_role("button", name=text, exact=True).click()
+    await version_after(page, old)
+    events = (await live.get(f"/games/{game_id}/events", params={"limit": 5000}, headers=ADMIN_HEADERS)).json()["events"]
+    played = next(e for e in events if e["type"] == "time_expires_played")
+    assert played["public"]["card"] == chosen["card"]
+    assert page.errors == []

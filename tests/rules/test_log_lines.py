@@ -76,10 +76,10 @@ class Told:
     """A Monopoly ``Table`` whose every batch is also read by a move ``Log``, as log_lines reads it: the first event
     of a batch a ``Timeout`` made is the one told ``timed_out``. Seat i is ``names[i]``."""
 
-    def __init__(self, t, names: list[str]) -> None:
+    def __init__(self, t, names: list[str], me: int | None = None) -> None:
         from service.rules.monopoly.audit import Log
 
-        self.t, self.log, self.lines = t, Log(), []
+        self.t, self.log, self.lines, self.me, self.notices = t, Log(), [], me, []
         for seat, name in enumerate(names):
             self.log.line(SeatTaken(seat=seat, player=Player(name=name, player_id=f"g_{seat}")), [])
 
@@ -93,8 +93,14 @@ class Told:
 
     def _tell(self, timed_out: bool) -> Told:
         events = self.t.events
-        self.lines = [self.log.line(e, events[i + 1 :], timed_out=timed_out and i == 0) for i, e in enumerate(events)]
+        self.lines, self.notices = [], []
+        for i, e in enumerate(events):  # as log_lines: the notice is read before the line moves the log on
+            self.notices.append(self.log.notice(e, self.me) if self.me is not None else None)
+            self.lines.append(self.log.line(e, events[i + 1 :], timed_out=timed_out and i == 0))
         return self
+
+    def told(self) -> list[str]:
+        return [n for n in self.notices if n]
 
 
 def test_monopoly_a_purchase_deadline_says_who_did_not_buy_before_the_auction_opens():
@@ -196,3 +202,69 @@ def test_solitaire_log_words_for_a_win_a_redeal_undone_and_a_ten():
     assert card_words("TH") == "10♥" and card_words("2C") == "2♣" and card_words("KS") == "K♠"
     assert log.line(sev.Undone(undoes=99, step="redealt", layout=()), []) == "Solver Sol undoes the redeal"
     assert log.line(sev.GameWon(redeals_used=1), []) == "Solver Sol wins: every row runs 2 to king (1 redeal used)"
+
+
+# --- notices: what an event did to the reader ----------------------------------------------------------------------
+
+
+def card_game_log(*names: str):
+    from service.rules.free_parking.audit import Log
+
+    log = Log()
+    for seat, name in enumerate(names):
+        log.line(SeatTaken(seat=seat, player=Player(name=name, player_id=f"g_{seat}")), [])
+    return log
+
+
+def told(log, events, me: int) -> list[str | None]:
+    out = []
+    for e in events:
+        out.append(log.notice(e, me))
+        log.line(e, [])
+    return out
+
+
+def test_a_point_card_taken_by_second_chance_is_told_to_whom_it_was_taken_from_only():
+    events = [ev.SecondChanceDrawn(seat=1, card="SC-take_point-1", effect="take_point"),
+              ev.PointCardMoved(seat=0, card="P20-1", to=1, cause="SC-take_point-1")]
+    assert told(card_game_log("Ann", "Greedy Gus"), events, 0)[-1] == (
+        "Greedy Gus took your Point 20 (Second Chance “take a Point card, unseen” from Greedy Gus)")
+    assert told(card_game_log("Ann", "Greedy Gus"), events, 1) == [None, None]  # the taker did it: their log says so
+
+
+def test_a_point_card_lost_to_officer_jones_or_given_away_is_told_and_ones_own_loss_is_not():
+    jones = [ev.OfficerJonesPlayed(seat=1, card="OJ-2", target=0, out_of_turn=True),
+             ev.PointCardMoved(seat=0, card="P40-1", cause="OJ-2")]
+    assert told(card_game_log("Ann", "Bob"), jones, 0)[-1] == "Your Point 40 went to the discard pile (Officer Jones from Bob)"
+    given = [ev.SecondChanceDrawn(seat=0, card="SC-give_point-1", effect="give_point"),
+             ev.PointCardMoved(seat=0, card="P20-3", to=1, cause="SC-give_point-1")]
+    assert told(card_game_log("Ann", "Bob"), given, 0)[-1] == "You gave Bob your Point 20 (your own Second Chance “give a Point card”)"
+    lost = [ev.SecondChanceDrawn(seat=0, card="SC-lose_point-1", effect="lose_point"),
+            ev.PointCardMoved(seat=0, card="P20-3", cause="SC-lose_point-1")]
+    assert told(card_game_log("Ann", "Bob"), lost, 0) == [None, None]
+
+
+def test_monopoly_notices_a_trade_offered_to_you_and_your_offer_accepted_or_rejected():
+    give, get = mev.Holdings(squares=(1,)), mev.Holdings(cash=100)
+    bob = Told(table(own={0: (1,)}), ["Ann", "Bob"], me=1)
+    bob.play(mev.OfferTrade(to=1, give=give, get=get), 0)
+    assert bob.told() == ["Ann offers you a trade: Mediterranean Avenue for $100"]
+    ann = Told(table(own={0: (1,)}), ["Ann", "Bob"], me=0)
+    assert ann.play(mev.OfferTrade(to=1, give=give, get=get), 0).told() == []  # her own offer: no notice to her
+    trade = ann.t.of(mev.TradeOffered)[0].trade
+    assert ann.play(mev.RejectTrade(trade=trade), 1).told() == ["Bob rejected your trade offer"]
+    ann.play(mev.OfferTrade(to=1, give=give, get=get), 0)
+    trade = ann.t.of(mev.TradeOffered)[0].trade
+    assert ann.play(mev.AcceptTrade(trade=trade), 1).told() == ["Bob accepted your trade offer"]
+    cy = Told(table(3, own={0: (1,)}), ["Ann", "Bob", "Cy"], me=2)  # another player's trade: nothing to Cy
+    cy.play(mev.OfferTrade(to=1, give=give, get=get), 0)
+    assert cy.told() == [] and cy.play(mev.RejectTrade(trade=cy.t.of(mev.TradeOffered)[0].trade), 1).told() == []
+
+
+def test_monopoly_notices_being_sent_to_jail_and_going_bankrupt():
+    jailed = Told(table(at={0: 25}).dice(2, 3), ["Ann", "Bob"], me=0).play(mev.Roll(), 0)
+    assert jailed.told() == ["You go to jail (landed on Go To Jail)"]
+    assert Told(table(at={0: 25}).dice(2, 3), ["Ann", "Bob"], me=1).play(mev.Roll(), 0).told() == []
+    broke = Told(table(3, own={1: (37, 39)}, levels={37: 5, 39: 5}, at={0: 35}, cash={0: 100}).dice(1, 1),
+                 ["Ann", "Bob", "Cy"], me=0)
+    assert broke.play(mev.Roll(), 0).timeout().told() == ["You are bankrupt"]

@@ -355,7 +355,8 @@ class Log:
             by = self.by.get(e.cause)
             if by == me and e.to is None:  # a card the player drew made them lose one: their own doing, in the log
                 return None
-            card, cause = card_words(e.card), self._action(e.cause, -1 if by is None else by)
+            card = card_words(e.card)
+            cause = f"your own {card_words(e.cause)}" if by == me else self._action(e.cause, -1 if by is None else by)
             if e.to is None:
                 return f"Your {card} went to the discard pile ({cause})"
             if e.to == by:

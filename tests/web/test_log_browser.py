@@ -3,12 +3,14 @@ and swap three picked card by card, in a real browser (fixtures of test_browser.
 
 from __future__ import annotations
 
+import hashlib
 import re
+from functools import cache
 
 import pytest
 
 from tests.api.conftest import ADMIN_HEADERS
-from tests.api.helpers import find_seed, holds
+from tests.api.helpers import find_seed, holds, time_expires_pending
 from tests.web.test_browser import browser, open_page, register, version_after  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.parametrize("live_kind", ["embedded"])
@@ -177,4 +179,59 @@ async def test_two_look_alike_cards_give_buttons_that_say_which_card(live, brows
     events = (await live.get(f"/games/{game_id}/events", params={"limit": 5000}, headers=ADMIN_HEADERS)).json()["events"]
     played = next(e for e in events if e["type"] == "time_expires_played")
     assert played["public"]["card"] == chosen["card"]
+    assert page.errors == []
+
+
+@cache
+def respond_seed(with_talk: bool) -> str:
+    """A TIME_EXPIRES_SEED-like deal where, once seat 1 plays Time Expires on seat 0 (as time_expires_pending plays
+    it), seat 0 holds a Talk Your Way Out of It card, or holds none."""
+    from service.events import free_parking as ev
+    from service.events.base import Player
+    from service.events.common import Create, TakeSeat
+    from service.rules.engine import Game, rules_for
+
+    config = rules_for("free-parking").CONFIG(seats=2)
+    first = lambda hand, prefix: next(c for c in hand if c.startswith(prefix))  # noqa: E731 — as card_of reads the view
+    for i in range(10_000):
+        seed = hashlib.sha256(b"free-parking-api-test-%d" % i).digest()
+        game = Game.new("free-parking", "g_seed_search", config, seed)
+        game.play(Create(), None, 1)
+        for k in range(2):
+            game.play(TakeSeat(player=Player(name=f"p{k}", player_id=f"g_{k}")), None, 1)
+        if not (holds("M", "P", "TE-")(game.state) and holds("M", seat=0)(game.state)):
+            continue
+        for seat in (1, 0):
+            game.play(ev.FeedMeter(card=first(game.state.seats[seat].hand, "M")), seat, 1)
+            game.play(ev.EndTurn(), seat, 1)
+        if not any(c.startswith("TE-") for c in game.state.seats[1].hand):
+            continue
+        game.play(ev.TimeExpires(card=first(game.state.seats[1].hand, "TE-"), target=0), 1, 1)
+        if any(isinstance(c, ev.TalkOut) for c in game.rules.legal_commands(game.state, 0)) == with_talk:
+            return seed.hex()
+    raise AssertionError("no test seed")
+
+
+@pytest.mark.parametrize("with_talk", [True, False])
+async def test_talk_your_way_out_is_asked_only_of_a_player_with_a_talk_card(live, browser, with_talk):
+    r = await live.post("/games", json={"kind": "free-parking", "seats": 2, "seed": respond_seed(with_talk)}, headers=ADMIN_HEADERS)
+    game_id = r.json()["game_id"]
+    page = await open_page(browser, live)
+    ann = await register(page, "Ann")
+    await page.goto(f"/#/games/{game_id}")
+    await page.click("#join")  # seat 0
+    await page.wait_for_selector("#table[data-seat='0']")
+    bob = (await live.post(f"/games/{game_id}/seats", json={"name": "Bob"})).json()["token"]
+    await time_expires_pending(live, game_id, [ann, bob])
+    prompt = page.locator("#table section.prompt[data-pending=respond]")
+    await prompt.wait_for()
+    text = await prompt.inner_text()
+    assert "Bob played Time Expires on Ann (you)." in text, text
+    talk = prompt.locator("button.cmd[data-type=talk_out]")
+    if with_talk:
+        assert "Talk your way out of it, or accept?" in text and await talk.count() >= 1
+    else:
+        assert "You hold no Talk Your Way Out of It card: accept." in text and "or accept?" not in text
+        assert await talk.count() == 0
+    assert await prompt.locator("button.cmd[data-type=accept]").count() == 1
     assert page.errors == []

@@ -286,6 +286,11 @@ async def test_jail_is_apart_from_just_visiting(live, browser):  # noqa: F811
     await dice.wait_for()
     assert await dice.get_attribute("data-by") == "0" and await dice.get_attribute("data-jailed") == "card"
     assert "Ann (you) rolled" in await dice.inner_text() and "sent to jail (a card)" in await dice.inner_text()
+    # a notice pops up for what happened to her, and her log line is marked as hers
+    await ann.locator("#notices .notice", has_text="You go to jail (a card)").wait_for()
+    assert await ann.locator("#move-log li.for-you[data-notice='You go to jail (a card)']").count() == 1
+    await ann.click("#notices .notice .notice-close")
+    await ann.locator("#notices .notice", has_text="You go to jail").wait_for(state="detached")
     assert "in jail" in await ann.inner_text("#table .mono-player[data-seat='0']")
     # Bob plays his turn (buying what he lands on) until Ann is to move again
     deadline = time.monotonic() + 20

@@ -115,6 +115,73 @@ async def test_solitaire_clock_stats_stuck_undo_resign_and_the_same_deal_again(l
     assert page.errors == []
 
 
+def winning_line() -> tuple[str, list[dict]]:
+    """A seed the solver bot wins, and its commands (the last one, a move, wins it)."""
+    import hashlib
+    import random
+
+    import msgspec
+
+    from service.bots import bot, next_move
+    from service.events.base import Player
+    from service.events.common import Create, TakeSeat
+    from service.rules.engine import Game, rules_for
+
+    for i in range(50):
+        seed = hashlib.sha256(b"win%d" % i).digest()
+        game = Game.new("solitaire", "g_seed_search", rules_for("solitaire").CONFIG(seats=1, seed_chosen=True), seed)
+        game.play(Create(), None, 1)
+        game.play(TakeSeat(player=Player(name="p", player_id="g_p")), None, 1)
+        players, rnd, commands = [bot("solitaire", "solver")], random.Random(1), []
+        while game.rules.status_of(game.state) != "finished" and len(commands) < 1000:
+            seat, c = next_move(game.rules, game.state, players, rnd)
+            commands.append(msgspec.to_builtins(c))
+            game.play(c, seat, 1)
+        if game.state.phase == "won" and commands[-1]["type"] == "move":
+            return seed.hex(), commands
+    raise AssertionError("the solver won none of the seeds")
+
+
+async def test_solitaire_new_deal_asks_first_and_the_win_screen_shows_the_time(live, browser):
+    page = await open_page(browser, live)
+    token = await register(page, "Win")
+    seed, commands = winning_line()
+    game_id = (await live.post("/games", json={"kind": "solitaire", "seed": seed})).json()["game_id"]
+    assert (await live.post(f"/games/{game_id}/seats", json={}, headers=bearer(token))).status_code == 201
+    for c in commands[:-1]:
+        r = await live.post(f"/games/{game_id}/commands", json=c, headers=bearer(token))
+        assert r.status_code == 200, r.text
+    await page.goto(f"/#/games/{game_id}")
+    last = commands[-1]
+    card = page.locator(f"#table .grid .cell[data-card='{last['card']}']")
+    await card.wait_for()
+    # a new deal in the middle of a game asks first; "keep playing" stays on this game
+    await page.click("#new-deal")
+    await page.locator("#confirm").wait_for()
+    assert "Leave this game for a new deal?" in await page.inner_text("#confirm")
+    await page.click("#confirm-no")
+    await page.locator("#confirm").wait_for(state="detached")
+    assert page.url.endswith(game_id)
+    # the winning move, played on the page
+    await card.click()
+    await page.click(f"#table .grid .cell.target[data-row='{last['to']['row']}'][data-slot='{last['to']['slot']}']")
+    end = page.locator("#sol-end.won")
+    await end.wait_for()
+    assert "You won! Every row runs 2 to king." in await end.inner_text()
+    assert await page.inner_text("#table .badge.done") == "Won!"
+    await page.wait_for_function("() => /\\d+:\\d\\d/.test(document.querySelector('#sol-end-time').textContent)")
+    scores = (await live.get(f"/games/{game_id}/scores")).json()["scores"]
+    minutes, seconds = divmod(scores["solitaire"]["time_ms"] // 1000, 60)
+    assert await page.inner_text("#sol-end-time") == f"{minutes}:{seconds:02d}"
+    await page.locator("#move-log li", has_text="Win wins: every row runs 2 to king").wait_for()
+    # once won, a new deal needs no confirming
+    await page.click("#sol-end #new-deal")
+    await page.wait_for_function("old => !location.hash.endsWith(old)", arg=game_id)
+    await page.wait_for_selector("#table .grid .cell")
+    assert await page.locator("#confirm").count() == 0
+    assert page.errors == []
+
+
 async def test_a_finished_game_shows_its_result_and_the_lobby_lists_winner_players_and_date(live, browser):
     game_id = (await live.post("/games", json={"kind": "free-parking", "seats": 2})).json()["game_id"]
     for _ in range(2):

@@ -17,6 +17,8 @@ NAMES = {
                   "Strategic Seth", "Strategic Sofia"),
     "solver": ("Solver Sol", "Solver Sasha", "Solver Simon", "Solver Selma", "Solver Saul", "Solver Sadie", "Solver Scott",
                "Solver Stella"),
+    "expert": ("Expert Eve", "Expert Ezra", "Expert Edie", "Expert Elliot", "Expert Esme", "Expert Emil", "Expert Etta",
+               "Expert Evan"),
 }
 
 

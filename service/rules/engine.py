@@ -197,13 +197,25 @@ def seat_record(rules: ModuleType, envelopes: list[Envelope], seat: int) -> list
 LOOKAHEAD = 12  # events a log line may read past its own (a roll's line says it sent the roller to jail)
 
 
+class _CommandType(msgspec.Struct):
+    type: str = ""
+
+
+def _timed_out(env: Envelope) -> bool:
+    """Whether ``env`` opens the batch a server ``Timeout`` produced: a deadline decided what follows."""
+    raw = bytes(env.command)
+    return raw != b"null" and msgspec.json.decode(raw, type=_CommandType).type == "timeout"
+
+
 def log_lines(
     rules: ModuleType, envelopes: list[Envelope], *, player_id: str | None = None, after: int = 0
 ) -> list[tuple[int, int, str, str | None]]:
     """The move log of ``envelopes`` (the whole log from seq 1: names are tracked from the seats taken), as
     ``(seq, at, words, notice)`` for each event after ``after``: players named as they sat at that event, and a
     ``notice`` in words to ``player_id`` where the event did something to them. Only each event's public part is
-    read, so the words are the same whatever secrets the envelopes carry: the log never tells a hidden card."""
+    read, so the words are the same whatever secrets the envelopes carry: the log never tells a hidden card. The
+    first event of a batch a server ``Timeout`` made is told so (``timed_out``): its line says the time ran out
+    and whose decision the server made."""
     writer = rules.Log() if hasattr(rules, "Log") else None
     events = [rules.CODEC.join(env.public) for env in envelopes]
     out = []
@@ -213,7 +225,7 @@ def log_lines(
             continue
         me = writer.seats.seat_of(player_id)
         notice = writer.notice(event, me) if me is not None else None
-        words = writer.line(event, events[i + 1 : i + 1 + LOOKAHEAD])
+        words = writer.line(event, events[i + 1 : i + 1 + LOOKAHEAD], timed_out=_timed_out(env))
         if env.seq > after:
             out.append((env.seq, env.at, words, notice))
     return [line for line in out if line[0] > after]

@@ -44,7 +44,7 @@ export function every(ms, fn, onError = () => {}) {
     running = true;
     let delay = ms;
     try {
-      if ((await fn()) === "stop") stopped = true;
+      if ((await fn()) === "stop") { stopped = true; pokes.delete(tick); }
       failures = 0;
     } catch (e) {
       if (e.offline) {

@@ -37,7 +37,7 @@ VIEW_FIELDS = {"game_id", "kind", "status", "version", "head", "seat", "turn", "
 SOLITAIRE_VIEW_FIELDS = {"game_id", "kind", "status", "version", "head", "seat", "layout", "runs", "redeals_left", "hint", "legal"}
 MONOPOLY_VIEW_FIELDS = {"game_id", "kind", "status", "version", "head", "seat", "seats", "board", "houses", "hotels", "turn_seat",
                         "round", "max_rounds", "step", "dice", "doubles", "offer", "auction", "shortage", "debts", "trades",
-                        "pending", "legal", "winner"}
+                        "pending", "legal", "winner", "dice_by", "dice_jailed"}  # dice_by, dice_jailed: docs/rules-monopoly.md
 METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
 

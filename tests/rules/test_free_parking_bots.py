@@ -66,3 +66,19 @@ def test_both_bots_answer_the_drawers_wait_on_a_trade(table, name):
     assert seat == 1 and command in t.legal(1)
     t.play(command, seat)
     assert t.action is None and t.state.turn_seat in (1, 2)
+
+
+def test_every_bot_the_service_seats_has_names_of_its_own():
+    """A table of eight of one kind (the expert too) names each bot, never "<kind> bot 1"; no two kinds share a name."""
+    from service.bots import BOTS
+    from service.bots.names import NAMES, bot_name
+
+    kinds = {name for bots in BOTS.values() for name in bots}
+    for kind in kinds:
+        taken: list[str] = []
+        for _ in range(8):
+            taken.append(bot_name(kind, taken))
+        assert not any(" bot " in name for name in taken), (kind, taken)
+    assert bot_name("expert", []) == "Expert Eve"
+    every = [name.casefold() for names in NAMES.values() for name in names]
+    assert len(every) == len(set(every))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from service.events import monopoly as ev
+from service.rules.monopoly import view
 
 from .monopoly_table import SEED, _throw, deck_with_top, started, table
 
@@ -181,3 +182,28 @@ def test_a_jailed_player_still_collects_rent():
     t = table(jailed=[1], at={1: 10, 0: 1}, own={1: [6]}).dice(2, 3)
     t.play(ev.Roll(), 0)
     assert t.cash(1) == 1506 and t.cash(0) == 1494
+
+
+# --- the dice on the board: whose roll, and whether it sent them to jail ------------------------------------------
+
+
+def test_the_view_says_who_rolled_the_dice_it_shows():
+    assert view(table().state, 0).dice is None and view(table().state, 0).dice_by is None  # no roll yet
+    t = table().dice(1, 2)
+    t.play(ev.Roll(), 0).play(ev.Decline(), 0).play(ev.PassBid(), 0).play(ev.PassBid(), 1)
+    v = view(t.state, None)
+    assert (v.dice, v.dice_by, v.dice_jailed) == ([1, 2], 0, None)
+    t.dice(2, 3).play(ev.Roll(), 1)
+    assert (view(t.state, 0).dice, view(t.state, 0).dice_by) == ([2, 3], 1)
+
+
+def test_the_view_says_when_the_roll_it_shows_sent_its_roller_to_jail_and_why():
+    square = table(at={0: 25}).dice(2, 3).play(ev.Roll(), 0)
+    assert (view(square.state, 1).dice_by, view(square.state, 1).dice_jailed) == (0, "square")  # the turn has passed
+    doubles = table(at={0: 6}).dice(2, 2)
+    doubles.state = replace(doubles.state, doubles=2)
+    assert view(doubles.play(ev.Roll(), 0).state, 0).dice_jailed == "doubles"
+    card = table(at={0: 34}, chance=("CH10",) + tuple(f"CH{i:02}" for i in range(1, 17) if i != 10)).dice(1, 1)
+    assert view(card.play(ev.Roll(), 0).state, 0).dice_jailed == "card"
+    square.dice(1, 2).play(ev.Roll(), 1)  # the next roll is nobody's way to jail
+    assert (view(square.state, 0).dice_by, view(square.state, 0).dice_jailed) == (1, None)

@@ -3,10 +3,14 @@ and swap three picked card by card, in a real browser (fixtures of test_browser.
 
 from __future__ import annotations
 
+import hashlib
+import re
+from functools import cache
+
 import pytest
 
 from tests.api.conftest import ADMIN_HEADERS
-from tests.api.helpers import find_seed, holds
+from tests.api.helpers import find_seed, holds, time_expires_pending
 from tests.web.test_browser import browser, open_page, register, version_after  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.parametrize("live_kind", ["embedded"])
@@ -111,4 +115,123 @@ async def test_swap_three_by_picking_cards_and_each_card_says_what_it_does(live,
     swapped = next(e for e in events if e["type"] == "three_swapped")
     assert sorted(swapped["public"]["cards"]) == sorted(ids[:3])
     await page.locator("#move-log li", has_text="Ann swaps three: discards").wait_for()
+    assert page.errors == []
+
+
+async def test_a_solitaires_log_says_its_moves_in_the_pages_words_stuck_and_undo(live, browser):
+    """The solitaire's log beside the grid: cards as the grid shows them, rows as its "Row 1–4" labels count them."""
+    from tests.web.test_page_browser import play_to_stuck
+
+    page = await open_page(browser, live)
+    token = await register(page, "Sol")
+    game_id, got = await play_to_stuck(live, token)
+    await page.goto(f"/#/games/{game_id}")
+    await page.locator("#stuck").wait_for()
+    version = got["view"]["version"]
+    await page.wait_for_selector(f"#move-log[data-version='{version}']")
+    newest = await page.inner_text("#move-log li:first-child")
+    assert newest.endswith("stuck — no card fits any gap and no redeal is left; undo or resign"), newest
+    moved = re.fullmatch(r"Sol moves (\S+) from row (\d), slot (\d+) to row (\d), slot (\d+): stuck.*", newest)
+    assert moved, newest
+    card, row, slot, to_row, to_slot = moved.groups()
+    target = page.locator(f"#table .grid .cell[data-row='{int(to_row) - 1}'][data-slot='{to_slot}']")
+    assert await target.inner_text() == card  # the grid shows the card where the log says it went
+    label = page.locator(f".grid .row[data-row='{int(to_row) - 1}'] .row-name")
+    assert await label.inner_text() == f"Row {to_row}"
+    await page.click("#stuck-undo")
+    version = await version_after(page, version)
+    await page.wait_for_selector(f"#move-log[data-version='{version}']")
+    assert await page.inner_text("#move-log li:first-child") == f"Sol undoes the move of {card} to row {to_row}, slot {to_slot}"
+    back = page.locator(f"#table .grid .cell[data-row='{int(row) - 1}'][data-slot='{slot}']")
+    assert await back.inner_text() == card  # and back where the log said it came from
+    lines = await page.eval_on_selector_all("#move-log li", "ls => ls.map(l => l.textContent)")
+    assert not any("row 0" in line or re.search(r"\b[2-9TJQKA][CDHS]\b", line) for line in lines), lines
+    assert page.errors == []
+
+
+async def test_two_look_alike_cards_give_buttons_that_say_which_card(live, browser):
+    """Two Time Expires cards on the one opponent (and any two cards of one name to discard) were identical buttons:
+    each now names its card's place in the hand, which the hand numbers."""
+    seed = find_seed(lambda s: sum(c.startswith("TE-") for c in s.seats[1].hand) >= 2)
+    game_id = await new_table(live, seed)
+    page = await open_page(browser, live)
+    await register(page, "Ann")
+    await page.goto(f"/#/games/{game_id}")
+    await page.click("#join")
+    await page.wait_for_selector("#table[data-seat='1'] section.legal button.cmd[data-type=time_expires]")
+    buttons = await page.eval_on_selector_all(
+        "#table section.legal button.cmd", "bs => bs.map(b => [b.textContent, JSON.parse(b.dataset.command)])")
+    labels = [text for text, _ in buttons]
+    assert len(labels) == len(set(labels)), labels  # no two buttons read the same
+    ids = await page.eval_on_selector_all("#table .hand.own .card", "cs => cs.map(c => c.dataset.card)")
+    places = await page.eval_on_selector_all("#table .hand.own .card", "cs => cs.map(c => c.querySelector('.card-place')?.textContent || null)")
+    expires = [(text, c) for text, c in buttons if c["type"] == "time_expires"]
+    assert len(expires) >= 2
+    for text, c in expires:
+        place = ids.index(c["card"]) + 1
+        assert text.endswith(f" · card {place} of your hand") and text.startswith("Time Expires on Greedy Gus"), text
+        assert places[place - 1] == str(place)  # the hand shows the number the button names
+    # the button sends the card it names
+    text, chosen = expires[-1]
+    old = int(await page.get_attribute("#table", "data-version"))
+    await page.get_by_role("button", name=text, exact=True).click()
+    await version_after(page, old)
+    events = (await live.get(f"/games/{game_id}/events", params={"limit": 5000}, headers=ADMIN_HEADERS)).json()["events"]
+    played = next(e for e in events if e["type"] == "time_expires_played")
+    assert played["public"]["card"] == chosen["card"]
+    assert page.errors == []
+
+
+@cache
+def respond_seed(with_talk: bool) -> str:
+    """A TIME_EXPIRES_SEED-like deal where, once seat 1 plays Time Expires on seat 0 (as time_expires_pending plays
+    it), seat 0 holds a Talk Your Way Out of It card, or holds none."""
+    from service.events import free_parking as ev
+    from service.events.base import Player
+    from service.events.common import Create, TakeSeat
+    from service.rules.engine import Game, rules_for
+
+    config = rules_for("free-parking").CONFIG(seats=2)
+    first = lambda hand, prefix: next(c for c in hand if c.startswith(prefix))  # noqa: E731 — as card_of reads the view
+    for i in range(10_000):
+        seed = hashlib.sha256(b"free-parking-api-test-%d" % i).digest()
+        game = Game.new("free-parking", "g_seed_search", config, seed)
+        game.play(Create(), None, 1)
+        for k in range(2):
+            game.play(TakeSeat(player=Player(name=f"p{k}", player_id=f"g_{k}")), None, 1)
+        if not (holds("M", "P", "TE-")(game.state) and holds("M", seat=0)(game.state)):
+            continue
+        for seat in (1, 0):
+            game.play(ev.FeedMeter(card=first(game.state.seats[seat].hand, "M")), seat, 1)
+            game.play(ev.EndTurn(), seat, 1)
+        if not any(c.startswith("TE-") for c in game.state.seats[1].hand):
+            continue
+        game.play(ev.TimeExpires(card=first(game.state.seats[1].hand, "TE-"), target=0), 1, 1)
+        if any(isinstance(c, ev.TalkOut) for c in game.rules.legal_commands(game.state, 0)) == with_talk:
+            return seed.hex()
+    raise AssertionError("no test seed")
+
+
+@pytest.mark.parametrize("with_talk", [True, False])
+async def test_talk_your_way_out_is_asked_only_of_a_player_with_a_talk_card(live, browser, with_talk):
+    r = await live.post("/games", json={"kind": "free-parking", "seats": 2, "seed": respond_seed(with_talk)}, headers=ADMIN_HEADERS)
+    game_id = r.json()["game_id"]
+    page = await open_page(browser, live)
+    ann = await register(page, "Ann")
+    await page.goto(f"/#/games/{game_id}")
+    await page.click("#join")  # seat 0
+    await page.wait_for_selector("#table[data-seat='0']")
+    bob = (await live.post(f"/games/{game_id}/seats", json={"name": "Bob"})).json()["token"]
+    await time_expires_pending(live, game_id, [ann, bob])
+    prompt = page.locator("#table section.prompt[data-pending=respond]")
+    await prompt.wait_for()
+    text = await prompt.inner_text()
+    assert "Bob played Time Expires on Ann (you)." in text, text
+    talk = prompt.locator("button.cmd[data-type=talk_out]")
+    if with_talk:
+        assert "Talk your way out of it, or accept?" in text and await talk.count() >= 1
+    else:
+        assert "You hold no Talk Your Way Out of It card: accept." in text and "or accept?" not in text
+        assert await talk.count() == 0
+    assert await prompt.locator("button.cmd[data-type=accept]").count() == 1
     assert page.errors == []

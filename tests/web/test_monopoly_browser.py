@@ -196,6 +196,9 @@ async def test_roll_then_buy(live, browser):  # noqa: F811
     a, b = v["dice"]
     assert await ann.get_attribute("#table .mono-dice", "data-dice") == f"{a},{b}"
     assert a + b == square
+    assert v["dice_by"] == 0 and v["dice_jailed"] is None
+    dice = await ann.inner_text("#table .mono-dice")  # the dice say whose roll they are
+    assert dice.startswith("Ann (you) rolled") and "jail" not in dice, dice
     assert await board(ann) == board_of(v)  # Ann's token has moved to the square
     assert await ann.locator("#table button.cmd[data-type=decline]").count() == 1
     await click(ann, "buy")
@@ -278,6 +281,16 @@ async def test_jail_is_apart_from_just_visiting(live, browser):  # noqa: F811
     await click(ann, "roll")  # a card sends her to jail
     await ann.wait_for_selector("#table .mono-cell[data-square='10'] .mono-in-jail .mono-token[data-seat='0']")
     assert await ann.get_attribute("#table .mono-player[data-seat='0']", "data-in-jail") == "1"
+    # the dice say it was her roll, and that it sent her to jail
+    dice = ann.locator("#table .mono-dice.jailed")
+    await dice.wait_for()
+    assert await dice.get_attribute("data-by") == "0" and await dice.get_attribute("data-jailed") == "card"
+    assert "Ann (you) rolled" in await dice.inner_text() and "sent to jail (a card)" in await dice.inner_text()
+    # a notice pops up for what happened to her, and her log line is marked as hers
+    await ann.locator("#notices .notice", has_text="You go to jail (a card)").wait_for()
+    assert await ann.locator("#move-log li.for-you[data-notice='You go to jail (a card)']").count() == 1
+    await ann.click("#notices .notice .notice-close")
+    await ann.locator("#notices .notice", has_text="You go to jail").wait_for(state="detached")
     assert "in jail" in await ann.inner_text("#table .mono-player[data-seat='0']")
     # Bob plays his turn (buying what he lands on) until Ann is to move again
     deadline = time.monotonic() + 20

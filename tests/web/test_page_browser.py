@@ -115,6 +115,73 @@ async def test_solitaire_clock_stats_stuck_undo_resign_and_the_same_deal_again(l
     assert page.errors == []
 
 
+def winning_line() -> tuple[str, list[dict]]:
+    """A seed the solver bot wins, and its commands (the last one, a move, wins it)."""
+    import hashlib
+    import random
+
+    import msgspec
+
+    from service.bots import bot, next_move
+    from service.events.base import Player
+    from service.events.common import Create, TakeSeat
+    from service.rules.engine import Game, rules_for
+
+    for i in range(50):
+        seed = hashlib.sha256(b"win%d" % i).digest()
+        game = Game.new("solitaire", "g_seed_search", rules_for("solitaire").CONFIG(seats=1, seed_chosen=True), seed)
+        game.play(Create(), None, 1)
+        game.play(TakeSeat(player=Player(name="p", player_id="g_p")), None, 1)
+        players, rnd, commands = [bot("solitaire", "solver")], random.Random(1), []
+        while game.rules.status_of(game.state) != "finished" and len(commands) < 1000:
+            seat, c = next_move(game.rules, game.state, players, rnd)
+            commands.append(msgspec.to_builtins(c))
+            game.play(c, seat, 1)
+        if game.state.phase == "won" and commands[-1]["type"] == "move":
+            return seed.hex(), commands
+    raise AssertionError("the solver won none of the seeds")
+
+
+async def test_solitaire_new_deal_asks_first_and_the_win_screen_shows_the_time(live, browser):
+    page = await open_page(browser, live)
+    token = await register(page, "Win")
+    seed, commands = winning_line()
+    game_id = (await live.post("/games", json={"kind": "solitaire", "seed": seed})).json()["game_id"]
+    assert (await live.post(f"/games/{game_id}/seats", json={}, headers=bearer(token))).status_code == 201
+    for c in commands[:-1]:
+        r = await live.post(f"/games/{game_id}/commands", json=c, headers=bearer(token))
+        assert r.status_code == 200, r.text
+    await page.goto(f"/#/games/{game_id}")
+    last = commands[-1]
+    card = page.locator(f"#table .grid .cell[data-card='{last['card']}']")
+    await card.wait_for()
+    # a new deal in the middle of a game asks first; "keep playing" stays on this game
+    await page.click("#new-deal")
+    await page.locator("#confirm").wait_for()
+    assert "Leave this game for a new deal?" in await page.inner_text("#confirm")
+    await page.click("#confirm-no")
+    await page.locator("#confirm").wait_for(state="detached")
+    assert page.url.endswith(game_id)
+    # the winning move, played on the page
+    await card.click()
+    await page.click(f"#table .grid .cell.target[data-row='{last['to']['row']}'][data-slot='{last['to']['slot']}']")
+    end = page.locator("#sol-end.won")
+    await end.wait_for()
+    assert "You won! Every row runs 2 to king." in await end.inner_text()
+    assert await page.inner_text("#table .badge.done") == "Won!"
+    await page.wait_for_function("() => /\\d+:\\d\\d/.test(document.querySelector('#sol-end-time').textContent)")
+    scores = (await live.get(f"/games/{game_id}/scores")).json()["scores"]
+    minutes, seconds = divmod(scores["solitaire"]["time_ms"] // 1000, 60)
+    assert await page.inner_text("#sol-end-time") == f"{minutes}:{seconds:02d}"
+    await page.locator("#move-log li", has_text="Win wins: every row runs 2 to king").wait_for()
+    # once won, a new deal needs no confirming
+    await page.click("#sol-end #new-deal")
+    await page.wait_for_function("old => !location.hash.endsWith(old)", arg=game_id)
+    await page.wait_for_selector("#table .grid .cell")
+    assert await page.locator("#confirm").count() == 0
+    assert page.errors == []
+
+
 async def test_a_finished_game_shows_its_result_and_the_lobby_lists_winner_players_and_date(live, browser):
     game_id = (await live.post("/games", json={"kind": "free-parking", "seats": 2})).json()["game_id"]
     for _ in range(2):
@@ -166,17 +233,28 @@ async def test_sign_out_warns_and_a_saved_key_signs_back_in(live, browser):
 
 
 async def test_the_outage_banner_disables_controls_backs_off_and_recovers_without_a_reload(live, browser):
+    """The view's poll and the move log's retry both back off while nothing answers (reach.js), and catch up after."""
     page = await open_page(browser, live)
     await register(page, "Off")
     await page.select_option("#create-form select[name=kind]", "solitaire")
     await page.click("#create-form button[type=submit]")
     await page.wait_for_selector("#table .grid .cell")
     game_id = page.url.rsplit("/", 1)[-1]
+    version = int(await page.get_attribute("#table", "data-version"))
+    await page.wait_for_selector(f"#move-log[data-version='{version}']")
     await page.evaluate("window.sameDocument = true")
     tries: list[float] = []
+    log_tries: list[float] = []
+    down = False
 
     async def fail(route):
-        if urlsplit(route.request.url).path == f"/games/{game_id}":  # the view's poll (not the stream, nor the scores)
+        path = urlsplit(route.request.url).path
+        if path == f"/games/{game_id}/log":  # the log is unreachable first, then everything is
+            log_tries.append(time.monotonic())
+            return await route.abort()
+        if not down:
+            return await route.continue_()
+        if path == f"/games/{game_id}":  # the view's poll (not the stream, nor the scores)
             tries.append(time.monotonic())
         await route.abort()
 
@@ -184,20 +262,31 @@ async def test_the_outage_banner_disables_controls_backs_off_and_recovers_withou
         return "/web/" not in url
 
     await page.route(is_api, fail)
+    # a move the table shows while its log cannot be read: the log is behind, and keeps asking
+    await page.click("#table .grid .cell.movable")
+    await page.click("#table .grid .cell.target")
+    version = await version_after(page, version)
+    await wait_until(lambda: asyncio.sleep(0, bool(log_tries)))
+    down = True
+    # the log's failure may have shown the banner already, and a view poll answered since hidden it: from the first
+    # view poll that fails, nothing answers, and the banner stays
+    await wait_until(lambda: asyncio.sleep(0, bool(tries)), seconds=30)
+    await page.wait_for_function("""() => !document.querySelector('#offline').hidden
+      && document.querySelector('#table button.cmd[data-type=hint]').disabled && document.querySelector('#new-deal').disabled""")
     banner = page.locator("#offline")
-    await banner.wait_for()
     assert "not answering" in await banner.inner_text()
     assert await page.locator("#offline").count() == 1
-    assert await page.locator("#table button.cmd[data-type=hint]").is_disabled()
-    assert await page.locator("#new-deal").is_disabled()
     # polling backs off: each wait between two tries at least as long as the one before, and growing
-    await wait_until(lambda: asyncio.sleep(0, len(tries) >= 4), seconds=30)
-    gaps = [b - a for a, b in zip(tries, tries[1:])]
-    assert gaps[-1] > 1.5 * gaps[0] and all(later >= 0.8 * earlier for earlier, later in zip(gaps, gaps[1:])), gaps
+    await wait_until(lambda: asyncio.sleep(0, len(tries) >= 4 and len(log_tries) >= 5), seconds=40)
+    for asked in (tries, log_tries[1:]):  # the log's first try was before the outage: a view poll may have poked it
+        gaps = [b - a for a, b in zip(asked, asked[1:])]
+        assert gaps[-1] > 1.5 * gaps[0] and all(later >= 0.8 * earlier for earlier, later in zip(gaps, gaps[1:])), gaps
     await page.unroute(is_api, fail)
     await page.click("#retry-now")
     await banner.wait_for(state="hidden")
     await page.wait_for_function("() => !document.querySelector('#table button.cmd[data-type=hint]').disabled")
+    await page.wait_for_selector(f"#move-log[data-version='{version}']")  # the log caught up without a new version
+    assert (await page.inner_text("#move-log li:first-child")).startswith("Off moves ")
     assert await page.evaluate("window.sameDocument") is True  # no reload
     assert page.errors == []
 

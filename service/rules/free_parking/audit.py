@@ -244,7 +244,8 @@ class Log:
         self.choosing: dict[int, str] = {}  # seat → the choice awaited from it
         self.turn = ""  # the name of whoever began the turn
 
-    def line(self, e: msgspec.Struct, following: list[msgspec.Struct]) -> str:
+    def line(self, e: msgspec.Struct, following: list[msgspec.Struct], timed_out: bool = False) -> str:
+        """``timed_out`` is not needed here: the events a deadline makes say so themselves (``by_server``, ``how``)."""
         text = self._line(e)
         if isinstance(e, ev.PlacesTraded):
             self.seats.trade(e.seat, e.other)
@@ -354,7 +355,8 @@ class Log:
             by = self.by.get(e.cause)
             if by == me and e.to is None:  # a card the player drew made them lose one: their own doing, in the log
                 return None
-            card, cause = card_words(e.card), self._action(e.cause, -1 if by is None else by)
+            card = card_words(e.card)
+            cause = f"your own {card_words(e.cause)}" if by == me else self._action(e.cause, -1 if by is None else by)
             if e.to is None:
                 return f"Your {card} went to the discard pile ({cause})"
             if e.to == by:

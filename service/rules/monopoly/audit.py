@@ -16,7 +16,7 @@ from service.events.common import GameClosed, SeatTaken, SeedRevealed
 
 from .. import close
 from ..setup import client_seed_note
-from ..words import Seats, Who, seat_words, seats_words
+from ..words import Seats, Who, and_list, seat_words, seats_words
 from .board import HOTEL, name
 from .cards import CARDS
 
@@ -310,13 +310,16 @@ _TO_JAIL = {"square": "landed on Go To Jail", "card": "a card", "doubles": "the 
 
 class Log:
     """The words of ``GET /games/{id}/log``: the audit's words with each player's name; the dice say who rolled them
-    and, when the roll sent the roller to jail, that it did."""
+    and, when the roll sent the roller to jail, that it did; what a deadline decided says so, and for whom."""
 
     def __init__(self) -> None:
         self.seats = Seats()
         self.trades: dict[int, tuple[int, int]] = {}  # trade id → (offered by, offered to)
+        self.offer: tuple[int, int] | None = None  # (seat, square) of the purchase offered last
+        self.owed: dict[int, tuple[int | None, int]] = {}  # debtor → (creditor, amount)
+        self.unclaimed: tuple[int, ...] = ()  # who may still claim in a building shortage's window
 
-    def line(self, e: msgspec.Struct, following: list[msgspec.Struct]) -> str:
+    def line(self, e: msgspec.Struct, following: list[msgspec.Struct], timed_out: bool = False) -> str:
         n = self.seats.name
         if isinstance(e, SeatTaken):
             bot = f" ({e.player.bot} bot)" if e.player.bot else ""
@@ -333,8 +336,47 @@ class Log:
                 f" by {n(to)}" if e.why == "rejected" and to is not None else "")
         else:
             text = summary(e, n)
+        if timed_out:
+            text = f"time ran out: {self._ran_out(e, following, text)}"
+        self._track(e)
         self.seats.see(e)
         return text
+
+    def _ran_out(self, e: msgspec.Struct, following: list[msgspec.Struct], text: str) -> str:
+        """Whose wait the deadline ended and what the server chose for them, then ``text``: what that did."""
+        n = self.seats.name
+        if isinstance(e, ev.AuctionOpened) and self.offer is not None and self.offer[1] == e.lot:
+            return f"{n(self.offer[0])} did not buy {name(self.offer[1])}; {text}"
+        if isinstance(e, ev.IncomeTaxChosen):
+            return f"for {n(e.seat)}, the server chose the flat Income Tax: ${e.amount}"
+        if isinstance(e, ev.AuctionClosed):
+            return f"the bidding ends: {text}"
+        if isinstance(e, ev.ShortageResolved):
+            late = f" ({and_list([n(q) for q in self.unclaimed])} claimed nothing)" if self.unclaimed else ""
+            return f"the claims are closed{late}: {text}"
+        if isinstance(e, ev.TradeClosed) and e.trade in self.trades:
+            return f"{n(self.trades[e.trade][1])} did not answer: {text}"
+        bankrupt = next((x for x in [e, *following] if isinstance(x, ev.WentBankrupt)), None)
+        if bankrupt is not None:
+            creditor, amount = self.owed.get(bankrupt.seat, (bankrupt.creditor, 0))
+            owed = f" the ${amount} owed to {_who(creditor, n)}" if amount else ""
+            return f"{n(bankrupt.seat)} did not raise{owed}, so the server declared them bankrupt: {text}"
+        return text
+
+    def _track(self, e: msgspec.Struct) -> None:
+        """The open waits a deadline may end, so that its line can say whose they were."""
+        if isinstance(e, ev.PurchaseOffered):
+            self.offer = (e.seat, e.square)
+        elif isinstance(e, ev.PropertyBought | ev.AuctionClosed):
+            self.offer = None
+        elif isinstance(e, ev.DebtOwed):
+            self.owed[e.seat] = (e.creditor, e.amount)
+        elif isinstance(e, ev.WentBankrupt):
+            self.owed.pop(e.seat, None)
+        elif isinstance(e, ev.ShortageDeclared):
+            self.unclaimed = e.claimants
+        elif isinstance(e, ev.BuildingsClaimed):
+            self.unclaimed = tuple(q for q in self.unclaimed if q != e.seat)
 
     @staticmethod
     def _jailed(e: ev.DiceRolled, following: list[msgspec.Struct]) -> str:

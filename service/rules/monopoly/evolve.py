@@ -89,10 +89,12 @@ def _(e: ev.DiceRolled, s: State, seq: int) -> State:
         return s
     double = e.dice[0] == e.dice[1]
     if e.purpose == "jail":
-        return replace(s, last_dice=e.dice, step="moving", again=False)
+        return replace(s, last_dice=e.dice, dice_by=e.seat, dice_jailed=None, step="moving", again=False)
     return replace(
         s,
         last_dice=e.dice,
+        dice_by=e.seat,
+        dice_jailed=None,
         step="moving",
         again=double,
         doubles=s.doubles + 1 if double else 0,
@@ -111,7 +113,9 @@ def _(e: ev.RollAgain, s: State, seq: int) -> State:
 
 @_apply.register
 def _(e: ev.SentToJail, s: State, seq: int) -> State:
-    return replace(_seat(s, e.seat, position=JAIL, in_jail=True, jail_tries=0), again=False)
+    """Only a roller can be sent to jail, in their own turn before the next roll: the dice shown are that roll."""
+    jailed = e.why if e.seat == s.dice_by else s.dice_jailed
+    return replace(_seat(s, e.seat, position=JAIL, in_jail=True, jail_tries=0), again=False, dice_jailed=jailed)
 
 
 @_apply.register

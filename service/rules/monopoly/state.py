@@ -134,6 +134,10 @@ class State(setup.Seeded, frozen=True):
     again: bool = False
     """The move in hand came from doubles: the same player rolls again once it is settled."""
     last_dice: tuple[int, int] = (0, 0)
+    dice_by: int | None = None
+    """Who threw ``last_dice``: the dice on the board say whose roll they are."""
+    dice_jailed: Literal["square", "card", "doubles"] | None = None
+    """Why ``last_dice``'s roll sent its roller to jail (Go To Jail, a card drawn on the move, the third doubles)."""
     offer: Offer | None = None
     auction: Auction | None = None
     lots: tuple[Lot, ...] = ()

@@ -125,6 +125,10 @@ class MonopolyView(msgspec.Struct, kw_only=True):
     max_rounds: int | None
     step: Literal["roll", "moving"]
     dice: list[int] | None
+    dice_by: int | None = None
+    """The seat that threw ``dice`` (as seated when it threw them)."""
+    dice_jailed: Literal["square", "card", "doubles"] | None = None
+    """Set when ``dice``'s roll sent its roller to jail: Go To Jail, a card drawn on that move, or the third doubles."""
     doubles: int
     offer: OfferView | None
     auction: AuctionView | None
@@ -171,6 +175,8 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> MonopolyView:
         max_rounds=s.config.max_rounds,
         step=s.step,
         dice=list(s.last_dice) if s.rolls else None,
+        dice_by=s.dice_by if s.rolls else None,
+        dice_jailed=s.dice_jailed if s.rolls else None,
         doubles=s.doubles,
         offer=_offer_view(s),
         auction=_auction_view(s),

@@ -3,7 +3,7 @@
 from service.events.codec import Codec
 from service.events.solitaire import SolitaireCommand, SolitaireConfig, SolitaireEvent
 
-from .audit import secret_note, secret_seen_by, summary
+from .audit import Log, secret_note, secret_seen_by, summary
 from .decide import KIND, decide, run
 from .evolve import evolve
 from .hint import hint
@@ -18,6 +18,7 @@ __all__ = [
     "CODEC",
     "CONFIG",
     "KIND",
+    "Log",
     "RULES_VERSION",
     "RULES_VERSIONS",
     "SolitaireView",

@@ -63,6 +63,32 @@ export function label(view, c) {
   }
 }
 
+/** The labels of `commands`, told apart where two would read the same (two Time Expires cards on one opponent, two
+ *  Feed the Meter 20 to discard): by the card's place in the hand, as the hand numbers its look-alike cards, or among
+ *  the caller's Point cards. Returns a `label` for commandButtons. */
+export function distinctLabels(view, commands) {
+  const text = new Map(commands.map((c) => [c, label(view, c)]));
+  const count = new Map();
+  for (const t of text.values()) count.set(t, (count.get(t) || 0) + 1);
+  const hand = ((view.you && view.you.hand) || []).map((c) => c.id);
+  const me = (view.players || []).find((p) => p.seat === view.seat);
+  const points = ((me && me.point_cards) || []).map((c) => c.id);
+  for (const [c, t] of text) {
+    if (count.get(t) < 2 || c.card === undefined) continue;
+    const inHand = hand.indexOf(c.card);
+    const inPoints = points.indexOf(c.card);
+    text.set(c, inHand >= 0 ? `${t} · card ${inHand + 1} of your hand`
+      : inPoints >= 0 ? `${t} · your Point card ${inPoints + 1}` : `${t} · ${c.card}`);
+  }
+  return (c) => text.get(c) || label(view, c);
+}
+
+/** Where the hand holds two cards of one name, their places in it (1, 2…): the buttons' "card 3 of your hand". */
+function handPlaces(hand) {
+  const names = hand.map((c) => cardName(c.id));
+  return names.map((n, i) => (names.indexOf(n) !== names.lastIndexOf(n) ? i + 1 : null));
+}
+
 /** What a card does, in the rule book's words (docs/rules-free-parking.md). */
 export function cardDoes(card) {
   const v = card.value;
@@ -97,7 +123,7 @@ export function whyNot(view, card) {
   return "Not playable now.";
 }
 
-function cardEl(card, { view = null, pick = null } = {}) {
+function cardEl(card, { view = null, pick = null, place = null } = {}) {
   const code = KINDS[card.kind] || "X";
   const does = cardDoes(card);
   const why = view ? whyNot(view, card) : "";
@@ -108,6 +134,7 @@ function cardEl(card, { view = null, pick = null } = {}) {
     onclick: pick ? pick.toggle : undefined,
     role: pick ? "button" : undefined, "aria-pressed": pick ? String(Boolean(pick.picked)) : undefined,
   },
+    place ? h("span.card-place", { title: `card ${place} of your hand` }, place) : null,
     h("span.card-name", {}, cardName(card.id)),
     card.value != null && card.kind !== "feed_meter" && card.kind !== "point" ? h("span.card-value", {}, card.value) : null,
     view && does ? h("span.card-does", {}, does) : null,
@@ -143,7 +170,7 @@ function pendingEl(view, ctx) {
     return h("section.prompt", { dataset: { pending: p.kind, respondent: p.respondent || "" } },
       h("h3", {}, "Your answer is awaited"),
       h("p", {}, what, whose, " ", ask, " ", h("span.deadline", { dataset: { deadline: p.deadline_at } }, `(${countdown(p.deadline_at)} left)`)),
-      commandButtons(answers, (c) => label(view, c), ctx.send, { fold: 99 }));
+      commandButtons(answers, distinctLabels(view, answers), ctx.send, { fold: 99 }));
   }
   return h("section.prompt.waiting", { dataset: { pending: p.kind, respondent: p.respondent || "" } },
     h("p", {}, what, whose, " Waiting for ", seatName(view, p.seat), ` to ${p.kind === "respond" ? "respond" : "choose a " + p.kind} `,
@@ -219,9 +246,11 @@ function render(root, view, ctx) {
         " ", h("button#swap-cancel", { type: "button", onclick: () => { st.swap = null; redraw(); } }, "Cancel"))
     : h("div.swap-pick", {}, h("button#swap-start", { type: "button", onclick: () => { st.swap = []; st.swapAt = view.version; redraw(); } },
         "Swap three…"), h("span.muted", {}, " discard three cards of your choice and draw three new ones (your main play)"));
+  const places = view.you && view.you.hand ? handPlaces(view.you.hand) : [];
   const you = view.you && view.you.hand
     ? h("section.you", {}, h("h3", {}, "Your hand"),
-        h("div.cards.hand.own", {}, view.you.hand.map((c) => cardEl(c, { view: ctx.readonly ? null : view, pick: pickFor(c) }))), swapBox)
+        h("div.cards.hand.own", {}, view.you.hand.map((c, i) =>
+          cardEl(c, { view: ctx.readonly ? null : view, pick: pickFor(c), place: places[i] }))), swapBox)
     : null;
   const decks = view.decks
     ? h("div.decks.muted", {}, `Deck ${view.decks.playing} · Second Chance ${view.decks.second_chance}`,
@@ -233,7 +262,7 @@ function render(root, view, ctx) {
   const commands = ctx.readonly ? null
     : view.seat == null ? h("p.muted", {}, "Spectating: no seat of yours at this table.")
     : h("section.legal", {}, h("h3", {}, "Your moves"),
-        others.length ? commandButtons(others, (c) => label(view, c), ctx.send) : h("p.muted", {}, "Nothing to do right now."));
+        others.length ? commandButtons(others, distinctLabels(view, others), ctx.send) : h("p.muted", {}, "Nothing to do right now."));
   root.replaceChildren(withLog(view, ctx, ...[
     h("div.fp-head", {}, status, h("span.muted", {}, ` round ${view.round} · turn ${view.turn_number} · v${view.version}`), decks),
     pending, players, you, commands].filter(Boolean)));

@@ -4,7 +4,9 @@
 // Around the grid, as an online solitaire has them: the goal in short, a clock from the first move (the scores read
 // model's `first_move_at`, stopped at its `time_ms`), the player's statistics (GET /players/{id}/stats), a new deal,
 // "play this deal again" (a game on the finished one's seed: docs/solitaire-api.md), and a win screen with the time.
+// Beside it, the move log (tables/log.js): each move in the page's words ("2♣ from row 4, slot 6…").
 import { h, humanize, clockText, focusKeys, restoreFocus } from "./common.js";
+import { withLog } from "./log.js";
 
 const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
 const SUIT_NAMES = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
@@ -229,7 +231,7 @@ function render(root, view, ctx) {
 
   root.dataset.version = view.version;
   root.dataset.stuck = view.stuck ? "1" : "";
-  root.replaceChildren(...[
+  root.replaceChildren(withLog(view, ctx, ...[
     h("div.fp-head", {}, status,
       h("span.sol-clock", { title: "time from your first move" }, "Time ", h("span#sol-timer", {}, "0:00")),
       h("span.muted", {}, ` ${runs} of 48 cards in runs · ${view.redeals_left} redeals left`, view.seed_chosen ? " · chosen deal (counted apart)" : "")),
@@ -239,7 +241,7 @@ function render(root, view, ctx) {
     mine && moves.length && view.status === "playing"
       ? h("p.muted", {}, st.selected ? `Now click a highlighted gap for ${cardText(st.selected)}.` : "Click a card that can move (outlined), then a gap.")
       : null,
-    h("div.sol-side", {}, mine ? h("div#sol-stats-box") : null, RULES)].filter(Boolean));
+    h("div.sol-side", {}, mine ? h("div#sol-stats-box") : null, RULES)].filter(Boolean)));
   paintTimer(root, view, st);
   const endTime = root.querySelector("#sol-end-time");
   if (endTime) endTime.textContent = st.timeMs !== undefined ? time(st.timeMs) : "…";

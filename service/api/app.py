@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from sanic import Sanic
 from sanic_ext import Extend
 
+from service.events.archive import ArchiveError
 from service.events.durability import Durability
 from service.events.journal import JournalCorrupt
 from service.events.store import NotDurable, Store, StoreUnavailable
@@ -22,6 +23,7 @@ from service.events.stores import open_store_checked
 from service.projections import Projector
 
 from . import docs, errors, observe, web
+from .archiver import Archiver
 from .games import Games, now_ms
 from .limits import CommandLimiter, Limiter, limits_of
 from .live import bp as live_bp
@@ -72,8 +74,11 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
         app.ctx.games = Games(
             store, cache_size=settings.cache_size, bot_delay_ms=settings.bot_delay_ms,
             human_pace_ms=settings.human_pace_ms, idle_ms=settings.idle_close_ms,
-            key_id=receipts.key_id if receipts else None,
+            key_id=receipts.key_id if receipts else None, archive_after_ms=settings.archive_after_ms,
         )
+        owner = f"{socket.gethostname()}-{os.getpid()}"
+        archiver = Archiver(app.ctx.games, store.archive, settings.archive_after_ms, receipts, owner) if (
+            settings.archive_after_ms and store.archive is not None) else None
         limits = limits_of(settings)
         app.ctx.limiter = Limiter(store, limits)
         app.ctx.commands = CommandLimiter(limits.get("commands"))
@@ -81,7 +86,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
         app.ctx.tasks = []
         loop = asyncio.get_running_loop()
         if settings.runner:
-            app.ctx.runner = Runner(app.ctx.games, interval_ms=settings.runner_interval_ms)
+            app.ctx.runner = Runner(app.ctx.games, interval_ms=settings.runner_interval_ms, archiver=archiver)
             app.ctx.tasks.append(loop.create_task(app.ctx.runner.run(app.ctx.stop)))
         if settings.projector:
             app.ctx.projector = Projector(store, f"{socket.gethostname()}-{os.getpid()}")
@@ -134,8 +139,9 @@ async def open_store_for(settings: Settings) -> tuple[Store, Durability]:
             connections=settings.store_connections,
             wait_ms=settings.store_wait_ms,
             repair=settings.repair,
+            archive=settings.archive_root,
         )
-    except (JournalCorrupt, NotDurable) as e:
+    except (JournalCorrupt, NotDurable, ArchiveError) as e:
         raise StartupRefused(str(e)) from e
     except StoreUnavailable as e:
         raise StartupRefused(f"the store at {settings.redis_url} cannot be reached: {e}") from e

@@ -12,6 +12,7 @@ from sanic import exceptions as sx
 from service.events.store import NotDurable, StoreBusy, StoreUnavailable
 from service.rules.errors import RuleViolation
 
+from service.events.archive import ArchiveError
 from service.events.outage import Outage
 
 from . import metrics
@@ -114,6 +115,12 @@ def install(app: Sanic) -> None:
         request.app.ctx.requests_outage.failed(e)
         metrics.STORE_ERRORS.labels("unavailable").inc()
         return error_response(503, "store_unavailable", f"The event store cannot be reached. {unavailable_advice(request)}")
+
+    @app.exception(ArchiveError)
+    async def _archive(request: Request, e: ArchiveError) -> HTTPResponse:
+        log.warning("archive: %s", e)
+        metrics.STORE_ERRORS.labels("archive").inc()
+        return error_response(503, "archive_unavailable", "The game's archived record cannot be read now; retry shortly.")
 
     @app.exception(NotDurable)
     async def _durable(request: Request, e: NotDurable) -> HTTPResponse:

@@ -29,7 +29,7 @@ from service.rules.errors import RuleViolation
 from . import metrics
 from .errors import ApiError, not_found
 from .kinds import KINDS
-from .schedule import due_at, idle_due
+from .schedule import archive_due, due_at, idle_due
 from .watch import Watches
 
 RETRIES = 4
@@ -69,8 +69,10 @@ class Games:
         human_pace_ms: int = 0,
         idle_ms: int = 0,
         key_id: str | None = None,
+        archive_after_ms: int = 0,
     ) -> None:
         self.store = store
+        self.archive_after_ms = archive_after_ms  # a finished game is due for the archive this long after (0: never)
         self.key_id = key_id  # the key that signs receipts, recorded in each new game's ``game_created``
         self.idle_ms = idle_ms  # a game nobody moved in for this long is closed (0: never; see schedule.idle_due)
         self.cache: OrderedDict[str, Game] = OrderedDict()
@@ -351,7 +353,8 @@ class Games:
         peek = _Peek(game, state, envelopes)
         owed = due_at(peek, now, self.bot_delay_ms, self.human_pace_ms)
         idle = idle_due(peek, self.idle_ms)
-        due = min((t for t in (owed, idle) if t is not None), default=None)
+        cold = archive_due(peek, self.archive_after_ms) if self.store.archive is not None else None
+        due = min((t for t in (owed, idle, cold) if t is not None), default=None)
         result = await self.store.append(
             AppendRequest(
                 game_id=game.game_id,

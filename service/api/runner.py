@@ -20,13 +20,15 @@ import heapq
 import logging
 from concurrent.futures import ThreadPoolExecutor
 
+from service.events.archive import ArchiveError
 from service.events.outage import Outage
 from service.events.store import StoreUnavailable
 from service.rules.errors import RuleViolation
 
 from .errors import ApiError
 from .games import Games, now_ms
-from .schedule import idle_due, server_move
+from .archiver import RETRY_MS, Archiver
+from .schedule import archive_due, idle_due, server_move
 
 log = logging.getLogger("free_parking.runner")
 
@@ -36,8 +38,9 @@ seated bots they keep are this thread's alone)."""
 
 
 class Runner:
-    def __init__(self, games: Games, *, interval_ms: int = 1000) -> None:
+    def __init__(self, games: Games, *, interval_ms: int = 1000, archiver: Archiver | None = None) -> None:
         self.games = games
+        self.archiver = archiver
         self.scan_ms = interval_ms
         self.outage = Outage(log, "runner")
         self._schedule: list[tuple[int, str]] = []
@@ -67,6 +70,19 @@ class Runner:
                 log.exception("runner: unexpected error; carrying on")
             await self._sleep(stop, last_scan)
 
+    async def _archive(self, game_id: str, version: int, cold: int) -> bool:
+        """A finished game due for the archive at ``cold``: archived, or looked at again then (not yet) or in a
+        while (its read models lag, another worker holds its partition, the archive failed: see ``Archiver``)."""
+        try:
+            outcome = await self.archiver.archive_game(game_id)  # type: ignore[union-attr]
+        except ArchiveError as e:
+            log.warning("archive: %s; the game stays in the store", e)
+            outcome = "failed"
+        if outcome != "archived":
+            later = cold if outcome == "not_yet" else now_ms() + RETRY_MS.get(outcome, RETRY_MS["failed"])
+            await self.games.store.clear_due(game_id, version, later=later)
+        return outcome == "archived"
+
     async def _sleep(self, stop: asyncio.Event, last_scan: int) -> None:
         wake_at = last_scan + self.scan_ms
         if self._schedule:
@@ -92,6 +108,8 @@ class Runner:
 
     async def act(self, game_id: str, *, clear: bool = True) -> bool:
         game = await self.games.fresh(game_id)
+        if self.archiver is not None and (cold := archive_due(game, self.archiver.after_ms)) is not None:
+            return await self._archive(game_id, game.version, cold)
         move = await asyncio.get_running_loop().run_in_executor(BOT_THREAD, server_move, game, now_ms(), self.games.idle_ms)
         if move is None:
             if clear:

@@ -95,6 +95,13 @@ def idle_due(game: Game, idle_ms: int) -> int | None:
     return game.last_at + idle_ms
 
 
+def archive_due(game: Game, after_ms: int) -> int | None:
+    """When a finished game moves to the archive: its last event's time + ``after_ms`` (0: never)."""
+    if not after_ms or game.rules.status_of(game.state) != "finished":
+        return None
+    return game.last_at + after_ms
+
+
 def next_due(game: Game, now: int, bot_delay_ms: int = 0, idle_ms: int = 0, human_pace_ms: int = 0) -> int | None:
     """The next moment the server must look at the game: for a move it owes (``due_at``) or to close it, if sooner."""
     times = [t for t in (due_at(game, now, bot_delay_ms, human_pace_ms), idle_due(game, idle_ms)) if t is not None]

@@ -50,6 +50,8 @@ class Settings(msgspec.Struct, kw_only=True):
     keys_dir: Path | None = None  # where the keyring lives (default: <data_dir>/keys), shared by every worker
     signing_key: str | None = None  # or the signing key itself, 64 hex digits, the same for every worker and host
     retired_keys: Path | None = None  # a file of public keys that signed before (GET /keys' shape, each with not_after)
+    archive_dir: str | None = None  # finished games' archive: a folder or an fsspec URL (default: <data_dir>/archive)
+    archive_after_ms: int = 24 * 3600 * 1000  # a game finished this long ago moves to the archive (0: never)
     access_log: bool = False  # one JSON line per request on stderr (logger free_parking.access)
     ready_lag: int = 10_000  # /readyz: the most partition log entries the projectors may be behind
     proxies_count: int = 0  # proxies in front that append to X-Forwarded-For: the client is the address they saw
@@ -57,6 +59,10 @@ class Settings(msgspec.Struct, kw_only=True):
     @property
     def keys_folder(self) -> Path:
         return self.keys_dir if self.keys_dir is not None else self.data_dir / "keys"
+
+    @property
+    def archive_root(self) -> str:
+        return self.archive_dir if self.archive_dir else str(self.data_dir / "archive")
 
     @property
     def store_name(self) -> str:

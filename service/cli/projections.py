@@ -32,6 +32,8 @@ def _store_arguments(p: argparse.ArgumentParser) -> None:
                    help="the embedded store's directory, when REDIS_URL is not set (default: data)")
     p.add_argument("--namespace", default=os.environ.get("FREE_PARKING_NAMESPACE", "fp"),
                    help="the key namespace (default: fp)")
+    p.add_argument("--archive", default=os.environ.get("FREE_PARKING_ARCHIVE_DIR"), metavar="DIR_OR_URL",
+                   help="where finished games were archived (default: <data>/archive): their events are read there")
 
 
 async def _open(args: argparse.Namespace) -> Store:
@@ -40,6 +42,7 @@ async def _open(args: argparse.Namespace) -> Store:
         Path(args.data),
         namespace=args.namespace,
         cluster=os.environ.get("FREE_PARKING_CLUSTER", "auto"),  # auto: a cluster node says so (INFO cluster)
+        archive=args.archive or Path(args.data) / "archive",
     )
 
 

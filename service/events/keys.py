@@ -54,6 +54,14 @@ class Keys:
         """A partition's games of one status (of one kind, given ``kind``), scored by creation time: the lobby's pages."""
         return f"{self.ns}:games:{self.tag(p)}:{kind}:{status}" if kind else f"{self.ns}:games:{self.tag(p)}:{status}"
 
+    def archived(self, p: int) -> str:
+        """How many of a partition's games are archived (their events moved out: ``Store.forget_events``)."""
+        return f"{self.ns}:archived:{self.tag(p)}"
+
+    def lease(self, name: str, p: int) -> str:
+        """Who holds a partition's lease for ``name`` (one archiver a partition), until it runs out."""
+        return f"{self.ns}:lease:{name}:{self.tag(p)}"
+
     def due(self, p: int) -> str:
         return f"{self.ns}:due:{self.tag(p)}"
 

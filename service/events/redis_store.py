@@ -82,6 +82,21 @@ end
 return 0
 """
 
+# a finished game's events leave the store once archived (Store.forget_events). KEYS: meta, stream, commands, scores
+# read model, audit read model, due, the partition's count of archived games; ARGV: version, game id. Only if the game is finished at that version and its
+# read models applied it: 1, else 0.
+FORGET_EVENTS_LUA = """
+local meta = redis.call('HMGET', KEYS[1], 'version', 'status')
+if meta[1] ~= ARGV[1] or meta[2] ~= 'finished' or redis.call('HGET', KEYS[4], 'applied') ~= ARGV[1] then
+  return 0
+end
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[5])
+redis.call('ZREM', KEYS[6], ARGV[2])
+redis.call('HSET', KEYS[1], 'archived', '1')
+redis.call('INCR', KEYS[7])
+return 1
+"""
+
 # a rate limit's bucket (GCRA): the theoretical arrival time of the next request, in ms; a token is taken when that
 # time, less the burst's allowance, is not in the future. KEYS: the bucket; ARGV: now, interval, burst. Answers 0
 # when taken, else the ms to wait. The key's TTL ends when the bucket is full again: an idle bucket vanishes.
@@ -141,6 +156,7 @@ class RedisStore(Store):
         self._upsert = client.register_script(UPSERT_LUA)
         self._solitaire_stats = client.register_script(SOLITAIRE_STATS_LUA)
         self._clear_due = client.register_script(CLEAR_DUE_LUA)
+        self._forget_events = client.register_script(FORGET_EVENTS_LUA)
         self._leaderboard = client.register_script(LEADERBOARD_LUA)
         self._rate_take = client.register_script(RATE_TAKE_LUA)
         self._rate_give_back = client.register_script(RATE_GIVE_BACK_LUA)
@@ -267,6 +283,12 @@ class RedisStore(Store):
     async def _op_clear_due(self, game_id: str, version: int, later: int | None = None) -> None:
         keys = [self.keys.meta(game_id), self.keys.due(self._partition(game_id))]
         await self._clear_due(keys=keys, args=[version, game_id, "" if later is None else later])
+
+    async def _op_forget_events(self, game_id: str, version: int) -> Projected:
+        keys = [self.keys.meta(game_id), self.keys.stream(game_id), self.keys.commands(game_id),
+                self.keys.game_projection("scores", game_id), self.keys.game_projection("audit", game_id),
+                self.keys.due(self._partition(game_id)), self.keys.archived(self._partition(game_id))]
+        return Projected(bool(await self._forget_events(keys=keys, args=[version, game_id])), version)
 
     async def rate_take(self, bucket: str, now: int, interval_ms: int, burst: int) -> int:
         return int(await self._read(self._rate_take(keys=[self.keys.bucket(bucket)], args=[now, interval_ms, burst])))

@@ -14,6 +14,7 @@ import msgspec
 from redis import exceptions as rex
 from redis.asyncio.cluster import RedisCluster
 
+from .archive import Archive
 from .entries import envelopes_after, xrange_bounds
 from .envelope import Envelope
 from .keys import PARTITIONS, STATUSES, Keys, partition
@@ -160,6 +161,7 @@ class Store:
         self.r = client
         self.keys = Keys(namespace)
         self._tokens: dict[str, bytes] = {}
+        self.archive: Archive | None = None  # where finished games' events go (service/events/archive.py); reads follow
 
     @property
     def cluster(self) -> bool:
@@ -189,6 +191,12 @@ class Store:
         """Record the tables a tournament's reserved players sit at (player id -> game id), before the tables exist: a
         table's seat append then refuses a player who holds a claim at another table (``AppendRequest.claim``)."""
         await self._write("claim_seats", tournament_id, seats)
+
+    async def forget_events(self, game_id: str, version: int) -> bool:
+        """Remove a finished game's events, command ids, audit lines and due entry from the store — its metadata
+        and index entries stay, so the lobby lists it — once it is archived: only if the game is still finished at
+        ``version`` and its read models have applied that version (so nothing is left to project). Whether it did."""
+        return (await self._write("forget_events", game_id, version)).applied
 
     async def clear_due(self, game_id: str, version: int, later: int | None = None) -> None:
         """Forget a game's due server action, unless the game moved on since ``version``; with ``later``, move it to
@@ -325,6 +333,19 @@ class Store:
             due = self.keys.due(self._partition(game_id))
             await (self.r.zrem(due, game_id) if later is None else self.r.zadd(due, {game_id: later}))
 
+    async def _op_forget_events(self, game_id: str, version: int) -> Projected:
+        meta = await self.r.hmget(self.keys.meta(game_id), "version", "status")
+        applied = await self.r.hget(self.keys.game_projection("scores", game_id), "applied")
+        if meta != [str(version).encode(), b"finished"] or applied != str(version).encode():
+            return Projected(False, int(meta[0] or 0))
+        pipe = self.r.pipeline(transaction=True)
+        pipe.delete(self.keys.stream(game_id), self.keys.commands(game_id), self.keys.game_projection("audit", game_id))
+        pipe.zrem(self.keys.due(self._partition(game_id)), game_id)
+        pipe.hset(self.keys.meta(game_id), "archived", "1")
+        pipe.incr(self.keys.archived(self._partition(game_id)))
+        await pipe.execute()
+        return Projected(True, version)
+
     # --- reads --------------------------------------------------------------------------------
 
     async def _read(self, coro: Any) -> Any:
@@ -341,7 +362,7 @@ class Store:
         the hash the next one chains to."""
         start, extra = xrange_bounds(after, count)
         rows = await self._read(self.r.xrange(self.keys.stream(game_id), start, "+", count=extra))
-        return envelopes_after(game_id, after, rows)
+        return envelopes_after(game_id, after, rows) if rows else self._archived(game_id, after, count)
 
     async def read_many(self, wanted: list[tuple[str, int, int | None]]) -> list[list[Envelope]]:
         """``read(game_id, after, count)`` of each game in ``wanted``, in one round trip (one pipeline): what a
@@ -353,7 +374,17 @@ class Store:
             start, extra = xrange_bounds(after, count)
             pipe.xrange(self.keys.stream(game_id), start, "+", count=extra)
         replies = await self._read(pipe.execute())
-        return [envelopes_after(g, after, rows) for (g, after, _), rows in zip(wanted, replies, strict=True)]
+        return [envelopes_after(g, after, rows) if rows else self._archived(g, after, count)
+                for (g, after, count), rows in zip(wanted, replies, strict=True)]
+
+    def _archived(self, game_id: str, after: int, count: int | None) -> list[Envelope]:
+        """A read the stream had no entry for — not even the one at ``after``, which a live game's read past its end
+        always finds: the game is archived (or never was). Its envelopes after ``after`` from the archive, if there."""
+        found = self.archive.read(game_id) if self.archive is not None else None
+        if found is None:
+            return []
+        envelopes = found[1][max(after, 0):]
+        return envelopes if count is None else envelopes[:count]
 
     async def meta(self, game_id: str) -> dict[str, str] | None:
         raw = await self._read(self.r.hgetall(self.keys.meta(game_id)))

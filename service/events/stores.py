@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from .archive import Archive
 from .durability import Durability, check_durability, embedded_durability
 from .embedded import EmbeddedStore
 from .pool import CONNECTIONS, WAIT_MS
@@ -33,9 +34,11 @@ async def open_store(
     durability: str = "none",
     cluster: str = "auto",
     repair: bool = False,
+    archive: str | Path | None = None,
 ) -> Store:
     store, _ = await open_store_checked(
-        redis_url, data_dir, namespace=namespace, fsync=fsync, durability=durability, cluster=cluster, repair=repair
+        redis_url, data_dir, namespace=namespace, fsync=fsync, durability=durability, cluster=cluster, repair=repair,
+        archive=archive,
     )
     return store
 
@@ -51,8 +54,29 @@ async def open_store_checked(
     connections: int = CONNECTIONS,
     wait_ms: int = WAIT_MS,
     repair: bool = False,
+    archive: str | Path | None = None,
 ) -> tuple[Store, Durability]:
-    """The store, and what it guarantees; raises ``NotDurable`` when ``durability="durable"`` cannot be had."""
+    """The store, and what it guarantees; raises ``NotDurable`` when ``durability="durable"`` cannot be had. With
+    ``archive`` (a folder or an fsspec URL), reads of archived games are served from there."""
+    store, found = await _checked(redis_url, data_dir, namespace=namespace, fsync=fsync, durability=durability,
+                                  cluster=cluster, connections=connections, wait_ms=wait_ms, repair=repair)
+    if archive is not None:
+        store.archive = Archive(archive)
+    return store, found
+
+
+async def _checked(
+    redis_url: str | None,
+    data_dir: Path | None,
+    *,
+    namespace: str,
+    fsync: bool,
+    durability: str,
+    cluster: str,
+    connections: int,
+    wait_ms: int,
+    repair: bool,
+) -> tuple[Store, Durability]:
     if redis_url:
         if cluster not in CLUSTER_MODES:
             raise ValueError(f"cluster must be one of {', '.join(CLUSTER_MODES)}, not {cluster!r}")

@@ -1,0 +1,78 @@
+"""Moving finished games out of the store into the archive (service/events/archive.py), safely at every step.
+
+A game finished ``after_ms`` ago is archived by the holder of its partition's lease, in this order: its export (the
+header with the seed and its final receipt, then every envelope) is written to the archive and fsynced; read back
+and checked — as many events as the game has, ending at its head; only then are its events removed from the store,
+by one script that checks the game is still finished at that version and its read models applied it. A crash (kill
+-9) before the removal leaves the game in the store, and the file (if any) is written again, byte for byte, next
+time; after it, the game is read from the archive. At no moment is it in neither (tests/drills/test_archive.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+
+import msgspec
+
+from service.events.archive import Archive, ArchiveError
+from service.events.export import dumps
+from service.events.keys import partition
+from service.events.lease import take_lease
+from service.rules.engine import export_header
+
+from .games import Games, now_ms
+from .signing import Receipts
+
+log = logging.getLogger("free_parking.archive")
+LEASE = "archive"
+LEASE_MS = 30_000
+RETRY_MS = {"behind": 1_000, "leased": LEASE_MS, "failed": 60_000}
+"""When a game that was not archived is looked at again: its read models lag (a projector pass away), another worker
+holds its partition's lease, the archive could not be written."""
+CRASH_AT = os.environ.get("FREE_PARKING_ARCHIVE_CRASH_AT", "")
+"""For the drill only: a step after which the process kills itself (written, checked, removed)."""
+
+
+class Archiver:
+    def __init__(self, games: Games, archive: Archive, after_ms: int, receipts: Receipts | None, owner: str) -> None:
+        self.games, self.archive, self.after_ms = games, archive, after_ms
+        self.receipts, self.owner = receipts, owner
+        self.archived = 0
+
+    async def archive_game(self, game_id: str, now: int | None = None) -> str:
+        """Archive ``game_id`` if it is due: ``archived``; else why not — ``not_finished``, ``not_yet`` (finished
+        less than ``after_ms`` ago), ``leased`` (another worker archives its partition), ``behind`` (its read
+        models have not applied its last events: the store keeps it until they have)."""
+        store = self.games.store
+        if not await take_lease(store, LEASE, partition(game_id), self.owner, LEASE_MS):
+            return "leased"
+        game = await self.games.fresh(game_id)
+        if game.rules.status_of(game.state) != "finished":
+            return "not_finished"
+        if game.last_at + self.after_ms > (now_ms() if now is None else now):
+            return "not_yet"
+        envelopes = await store.read(game_id, count=game.version)
+        header = export_header(game, with_seed=True)
+        last = envelopes[-1]
+        receipt = self.receipts.of(game_id, last.seq, last.hash, last.at) if self.receipts else None
+        header = msgspec.structs.replace(header, version=last.seq, head=last.hash, receipt=receipt)
+        self.archive.write(game_id, dumps(header, envelopes))
+        _crash_after("written")
+        kept = self.archive.read(game_id)
+        if kept is None or len(kept[1]) != game.version or kept[1][-1].hash != game.head or kept[0].head != game.head:
+            raise ArchiveError(f"the archived copy of {game_id} does not read back as the game (version {game.version})")
+        _crash_after("checked")
+        if not await store.forget_events(game_id, game.version):
+            return "behind"
+        _crash_after("removed")
+        self.games.cache.pop(game_id, None)  # read from the archive from now on (the same game, to the byte)
+        self.archived += 1
+        return "archived"
+
+
+def _crash_after(step: str, kill: Callable[[int], None] = os._exit) -> None:
+    if CRASH_AT == step:
+        log.warning("archive drill: killed after the step %r", step)
+        kill(137)

@@ -1,0 +1,116 @@
+"""Finished games move to the archive (docs/operating.md, "Archive"): their events leave the store, and every read
+of them answers as before — view, events, audit, move log, replay, export (whole and a seat's), receipts, scores,
+the lobby — on every store; a rebuild of the read models reads the archive too."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from replays.verify import verify
+from service.events.export import load
+from service.projections.rebuild import rebuild
+from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings
+from tests.api.helpers import wait_for
+from tests.http import serving
+from tests.stores import drop_namespace_at
+
+READS = ("", "/events?limit=5000", "/audit", "/log", "/replay?at=3", "/export", "/export?as=0", "/scores")
+
+
+@pytest.fixture
+async def archiving(store_kind, tmp_path):
+    """A service that archives a game the moment it is finished (``archive_after_ms`` 1), its runner quick."""
+    settings = make_settings(store_kind, tmp_path, archive_after_ms=1, runner_interval_ms=50)
+    app = fresh_app(settings)
+    async with serving(app) as client:
+        client.app = app
+        yield client
+    if settings.redis_url:
+        await drop_namespace_at(settings.redis_url, settings.namespace)
+
+
+async def finished_bot_game(api) -> str:
+    r = await api.post("/games", json={"kind": "free-parking", "seats": 2}, headers=ADMIN_HEADERS)
+    game_id = r.json()["game_id"]
+    for _ in range(2):
+        assert (await api.post(f"/games/{game_id}/seats", json={"bot": "greedy"})).status_code == 201
+    return game_id
+
+
+async def answers(api, game_id: str, token: str | None = None) -> dict[str, tuple[int, bytes]]:
+    headers = bearer(token) if token else {}
+    return {path: ((r := await api.get(f"/games/{game_id}{path}", headers=headers)).status_code, r.content) for path in READS}
+
+
+async def test_a_finished_game_is_archived_and_reads_as_before(archiving):
+    api, store = archiving, archiving.app.ctx.store
+    api.app.ctx.runner.archiver.after_ms = 3_600_000  # hold it back while the game is read live
+    game_id = await finished_bot_game(api)
+    await wait_for(lambda: _status(api, game_id, "finished"), seconds=60)
+    await wait_for(lambda: _scored(api, game_id), seconds=30)
+    live = await answers(api, game_id)
+    assert {status for status, _ in live.values()} == {200}, live
+    assert await store.r.exists(store.keys.stream(game_id))
+
+    api.app.ctx.runner.archiver.after_ms = 1
+    await api.app.ctx.runner.act(game_id)
+    assert (await store.meta(game_id))["archived"] == "1"
+    assert not await store.r.exists(store.keys.stream(game_id), store.keys.commands(game_id),
+                                    store.keys.game_projection("audit", game_id))
+    api.app.ctx.games.cache.clear()  # as a worker that never saw the game live
+    assert await answers(api, game_id) == live
+    listed = (await api.get("/games", params={"status": "finished"})).json()["games"]
+    assert [g["game_id"] for g in listed] == [game_id]  # the lobby still lists it
+
+    header, envelopes = load(gzip.decompress(_archived_file(api, game_id)))
+    assert verify(header, envelopes).ok and header.receipt is not None and header.head == envelopes[-1].hash
+    assert (header, envelopes) == load(live["/export"][1])
+
+
+async def test_the_runner_archives_a_finished_game_by_itself_and_a_rebuild_reads_it(archiving):
+    api, store = archiving, archiving.app.ctx.store
+    game_id = await finished_bot_game(api)
+    await wait_for(lambda: _archived(api, game_id), seconds=60)
+    scores = (await api.get(f"/games/{game_id}/scores")).json()
+    assert scores["version"] == int((await store.meta(game_id))["version"]) and scores["scores"]
+    await rebuild(store)
+    assert (await api.get(f"/games/{game_id}/scores")).json() == scores
+    assert (await api.get(f"/games/{game_id}/audit")).status_code == 200
+
+
+async def test_a_game_whose_read_models_lag_stays_in_the_store(archiving):
+    """The removal checks that the read models applied the game's last event: else nothing is removed, and the
+    game is looked at again later."""
+    api, store = archiving, archiving.app.ctx.store
+    api.app.ctx.runner.archiver.after_ms = 3_600_000
+    game_id = await finished_bot_game(api)
+    await wait_for(lambda: _status(api, game_id, "finished"), seconds=60)
+    await wait_for(lambda: _scored(api, game_id), seconds=30)
+    version = int((await store.meta(game_id))["version"])
+    await store.r.hset(store.keys.game_projection("scores", game_id), "applied", version - 1)
+    assert await store.forget_events(game_id, version) is False
+    assert await store.r.exists(store.keys.stream(game_id))
+    await store.r.hset(store.keys.game_projection("scores", game_id), "applied", version)
+    assert await store.forget_events(game_id, version - 1) is False  # not the version it is at
+    assert await store.forget_events(game_id, version) is True
+
+
+async def _status(api, game_id, status):
+    return (await api.get(f"/games/{game_id}")).json()["status"] == status
+
+
+async def _scored(api, game_id):
+    meta = await api.app.ctx.store.meta(game_id)
+    return (await api.get(f"/games/{game_id}/scores")).json()["version"] == int(meta["version"])
+
+
+async def _archived(api, game_id):
+    return (await api.app.ctx.store.meta(game_id)).get("archived") == "1"
+
+
+def _archived_file(api, game_id) -> bytes:
+    archive = api.app.ctx.store.archive
+    with open(archive._path(game_id), "rb") as f:
+        return f.read()

@@ -2,7 +2,8 @@
 every one verifies (and agrees with every receipt players kept, each signed by a key given).
 A file whose first line is a tournament manifest is a bundle: every table, its manifest entry and the standings.
 
-``python -m replays audit BUNDLE [--csv FILE]``: a tournament bundle told for a person; exit 0 only if it verifies.
+``python -m replays audit BUNDLE [--csv FILE] [--ranking-csv FILE]``: a tournament bundle told for a person, its
+ranking across tables last; exit 0 only if it verifies.
 
 ``python -m replays golden [--write]``: verify the golden logs; with ``--write``, first record the missing ones.
 
@@ -23,7 +24,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from service.events.export import ExportError, load
-from service.rules.free_parking.bundle import is_bundle, load_bundle, standings_csv
+from service.rules.free_parking.bundle import is_bundle, load_bundle, ranking_csv, standings_csv
 
 from service.events.receipt import Receipt
 
@@ -177,7 +178,9 @@ def _audit(args: argparse.Namespace) -> int:
     for line in report:
         console.print(line, markup=False)
     if args.csv:
-        Path(args.csv).write_text(standings_csv(manifest), newline="")
+        Path(args.csv).write_bytes(standings_csv(manifest))
+    if args.ranking_csv:
+        Path(args.ranking_csv).write_bytes(ranking_csv(manifest))
     return 0 if verdict.ok else 1
 
 
@@ -262,7 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     g.set_defaults(func=_golden)
     a = sub.add_parser("audit", help="a tournament bundle's report: rounds, scores, specials, winners")
     a.add_argument("bundle")
-    a.add_argument("--csv", help="also write the manifest's standings to this CSV file, one row per player per round")
+    a.add_argument("--csv", help="also write the manifest's standings to this CSV file, one row per player per round with their rank")
+    a.add_argument("--ranking-csv", metavar="FILE", help="also write the ranking across tables to this CSV file, one row per player")
     a.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     a.set_defaults(func=_audit)
     s = sub.add_parser("show", help="the table after event N of an exported log; --step walks on event by event")

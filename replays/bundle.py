@@ -2,8 +2,9 @@
 
 Verifying a bundle trusts nothing in its manifest. Each table's log is verified as a single game's would be (chain,
 secrets, every command re-decided); each manifest entry must say what its log says; the bundle must hold exactly the
-manifest's tables, in order; and the standings, recomputed from the logs alone, must equal the published ones. Every
-difference names its table (index and game id), and for scores the player and the round.
+manifest's tables, in order; and the standings and the ranking across tables, recomputed from the logs alone, must
+equal the published ones (a bundle written before the ranking was published has none to compare). Every difference
+names its table (index and game id), and for scores the player and the round.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from service.events.common import SeatTaken
 from service.events.envelope import Envelope
 from service.events.export import ExportHeader
 from service.rules.free_parking import CODEC, summary
-from service.rules.free_parking.bundle import BundleTable, Export, Manifest, standing_of, table_of
+from service.rules.free_parking.bundle import BundleTable, Export, Manifest, ranking_of, standing_of, table_of
+from service.rules.free_parking.ranking import Ranked, ranking
 from service.rules.free_parking.standings import PlayerStanding, RoundScore, TableStanding
 
 from . import seeds
@@ -98,6 +100,7 @@ def verify_bundle(manifest: Manifest, exports: list[Export], *, progress: Progre
     logs = _logs_by_game(exports, verdict.logs)
     verdict.problems += _entry_problems(manifest, logs)
     verdict.problems += _standings_problems(manifest, logs)
+    verdict.problems += _ranking_problems(manifest, logs)
     return verdict
 
 
@@ -236,6 +239,29 @@ def _player_differences(said: PlayerStanding, found: PlayerStanding) -> Iterator
         yield f": manifest says {_won(said.winner)}, the log says {_won(found.winner)}"
 
 
+def _ranking_problems(manifest: Manifest, logs: dict[str, Export]) -> list[str]:
+    """The published ranking equals the one recomputed from the logs, line by line. Only once every table's log
+    verified: a table without one is a problem said already, and a ranking without it would differ everywhere."""
+    if manifest.ranking is None or any(t.game_id not in logs for t in manifest.tables):
+        return []
+    found = ranking_of(manifest.tables, [standing_of(*logs[t.game_id]) for t in manifest.tables])
+    out = []
+    for n in range(max(len(manifest.ranking), len(found))):
+        said = manifest.ranking[n] if n < len(manifest.ranking) else None
+        logged = found[n] if n < len(found) else None
+        if said != logged:
+            out.append(f"ranking line {n + 1}: manifest says {_placed(said)}, the logs say {_placed(logged)}")
+    return out
+
+
+def _placed(r: Ranked | None) -> str:
+    if r is None:
+        return "no such line"
+    who = f"{r.name} ({r.player_id})" if r.player_id else r.name
+    won = ", winner" if r.winner else ""
+    return f"{r.rank}. {who} of table {r.table}: total {r.total}, {r.rounds} rounds, {r.rounds_won} won{won}"
+
+
 def _round(r: RoundScore | None) -> str:
     return "no such round" if r is None else f"score {r.score}, bonus {r.bonus}, total {r.total}"
 
@@ -268,12 +294,14 @@ def audit(manifest: Manifest, exports: list[Export], verdict: BundleVerdict, *, 
         entry = manifest_entry(manifest, header.game_id)
         label = where(entry.table, header.game_id) if entry else f"log {j + 1} of the bundle (game {header.game_id})"
         standing = standing_of(header, envelopes)
-        standings.append((label, standing))
+        standings.append((label, entry.table if entry else j, standing))
         out += [""] + _table_report(label, header, envelopes, standing)
         done += len(envelopes)
         if progress is not None:
             progress(done)
-    out += ["", "Final standings"] + [line for label, s in standings for line in _final(label, s)]
+    out += ["", "Final standings"] + [line for label, table, s in standings for line in _final(label, table, s)]
+    out += ["", "Ranking across tables (table winners first, then points; level players share a rank)"]
+    out += [f"  {_line(r)}" for r in ranking((table, s) for _, table, s in standings)]
     return out
 
 
@@ -320,11 +348,17 @@ def _scores(rows: list[tuple[PlayerStanding, RoundScore]]) -> list[str]:
     return [f"      {p.name}: seat {r.seat}, score {r.score} (bonus {r.bonus}), total {r.total}" for p, r in rows]
 
 
-def _final(label: str, s: TableStanding) -> list[str]:
-    ranked = sorted(s.players, key=lambda p: (not p.winner, -p.total, p.name))
+def _final(label: str, table: int, s: TableStanding) -> list[str]:
+    """A table's players ranked as the API ranks them: level players share a rank."""
     winner = s.winner
     head = f"  {_title(label)}: " + (f"winner {winner.name} with {winner.total}" if winner else "no winner yet")
-    return [head] + [f"    {n}. {p.name} {p.total}" + (" (winner)" if p.winner else "") for n, p in enumerate(ranked, start=1)]
+    return [head] + [f"    {r.rank}. {r.name} {r.total}" + (" (winner)" if r.winner else "") for r in ranking([(table, s)])]
+
+
+def _line(r: Ranked) -> str:
+    """``3. Cy 120``, then where and how: the table, the rounds won, whether they won their table."""
+    won = ", winner of the table" if r.winner else ""
+    return f"{r.rank}. {r.name} {r.total} (table {r.table}, {r.rounds_won} of {r.rounds} rounds won{won})"
 
 
 def _title(label: str) -> str:

@@ -13,6 +13,7 @@ from service.projections.leaderboard import Leader
 from service.projections.results import PlayerResults
 from service.projections.scores import Scores
 from service.projections.solitaire_stats import SolitaireStats
+from service.rules.free_parking.ranking import Ranked
 from service.rules.free_parking.standings import TableStanding
 
 from .errors import describe_pattern
@@ -282,18 +283,6 @@ class TableStandingAnswer(msgspec.Struct, kw_only=True):
     game_id: str
     version: int  # the table's version the standing reflects (the read model may lag the game)
     standing: TableStanding | None
-
-
-class Ranked(msgspec.Struct, kw_only=True):
-    """A player's place across the tournament: by tables won, then total points."""
-
-    rank: int
-    player_id: str | None
-    name: str
-    table: int
-    total: int
-    rounds: int
-    winner: bool
 
 
 class StandingsAnswer(msgspec.Struct, kw_only=True):

@@ -25,10 +25,13 @@ from service.rules.free_parking.bundle import (
     Export,
     Manifest,
     dump_bundle,
+    ranking_csv,
+    ranking_of,
     standings_csv,
     standings_of,
     table_of,
 )
+from service.rules.free_parking.ranking import ranking
 
 from . import schemas as s
 from .errors import ApiError, not_found
@@ -178,29 +181,26 @@ async def standings(request: Request, tournament_id: str) -> HTTPResponse:
 
 
 def _ranking(tables: list[s.TableStandingAnswer]) -> list[s.Ranked]:
-    """Every seated player across the tables: table winners first, then by total points; ties share a rank."""
-    players = [(t.table, p) for t in tables if t.standing is not None for p in t.standing.players]
-    players.sort(key=lambda tp: (not tp[1].winner, -tp[1].total, tp[0], tp[1].name))
-    out: list[s.Ranked] = []
-    for i, (table, p) in enumerate(players):
-        tied = out and out[-1].winner == p.winner and out[-1].total == p.total
-        out.append(s.Ranked(rank=out[-1].rank if tied else i + 1, player_id=p.player_id, name=p.name, table=table,
-                            total=p.total, rounds=len(p.rounds), winner=p.winner))
-    return out
+    """The read model's tables ranked by the bundle's own function: a tie here is the tie the export and audit show."""
+    return ranking((t.table, t.standing) for t in tables if t.standing is not None)
+
+
+_FORMATS = ("ndjson", "csv", "ranking-csv")
 
 
 @bp.get("/tournaments/<tournament_id:str>/export")
 @doc("get", "/tournaments/<tournament_id:str>/export",
-     "The tournament bundle as NDJSON: a manifest, then every table's full export (`?format=csv`: the standings as CSV)",
+     "The tournament bundle as NDJSON: a manifest, then every table's full export (`?format=csv`, `ranking-csv`: CSV)",
      answers={200: str}, errors=(400, 401, 403, 404, 503), content_type="application/x-ndjson", also=("text/csv",),
-     query={"format": ({"enum": ["ndjson", "csv"]}, "ndjson (default): the bundle; csv: the standings, one row per player per round")})
+     query={"format": ({"enum": list(_FORMATS)}, "ndjson (default): the bundle; csv: the standings, one row per player per "
+                       "round with the player's rank; ranking-csv: the ranking, one row per player (CSVs in UTF-8 with a BOM)")})
 async def export(request: Request, tournament_id: str) -> HTTPResponse | ResponseStream:
     """Open to the admin, and to anyone once every table has finished: the exports reveal every seed and hand."""
     who = await _caller(request)
     form = _arg(request, "format")
     form = "ndjson" if form is None else form
-    if form not in ("ndjson", "csv"):
-        raise ApiError(400, "invalid_request", "?format must be ndjson or csv")
+    if form not in _FORMATS:
+        raise ApiError(400, "invalid_request", "?format must be ndjson, csv or ranking-csv")
     record = await _load(request, tournament_id)
     games = _games(request)
     tables = [await games.fresh(t.game_id) for t in record.tables]
@@ -212,16 +212,17 @@ async def export(request: Request, tournament_id: str) -> HTTPResponse | Respons
         envelopes = await request.app.ctx.store.read(game.game_id, count=game.version)
         header = signed_header(request, export_header(game, with_seed=True), envelopes)
         exports.append((header, envelopes))
+    entries = [table_of(i, header, envelopes) for i, (header, envelopes) in enumerate(exports)]
+    standings = standings_of(exports)
     manifest = Manifest(
         tournament_id=record.tournament_id, name=record.name, kind=record.kind, options=msgspec.Raw(canonical(record.options)),
         created_at=record.created_at, status="finished" if finished else "playing",
-        tables=[table_of(i, header, envelopes) for i, (header, envelopes) in enumerate(exports)],
-        standings=standings_of(exports),
+        tables=entries, standings=standings, ranking=ranking_of(entries, standings),
     )
-    if form == "csv":
-        filename = f"{tournament_id}-standings.csv"
-        return HTTPResponse(standings_csv(manifest), content_type="text/csv; charset=utf-8",
-                            headers={"content-disposition": f'attachment; filename="{filename}"'})
+    if form != "ndjson":
+        sheet, what = (standings_csv, "standings") if form == "csv" else (ranking_csv, "ranking")
+        return HTTPResponse(sheet(manifest), content_type="text/csv; charset=utf-8",
+                            headers={"content-disposition": f'attachment; filename="{tournament_id}-{what}.csv"'})
 
     async def write(response: Any) -> None:
         for line in dump_bundle(manifest, exports):

@@ -11,7 +11,7 @@ import pytest
 
 from replays.bundle import verify_bundle
 from replays.verify import verify
-from service.rules.free_parking.bundle import load_bundle, standings_csv
+from service.rules.free_parking.bundle import load_bundle, ranking_csv, standings_csv
 from tests.api.conftest import ADMIN_HEADERS
 
 
@@ -59,6 +59,9 @@ async def test_a_tournament_of_bots_is_played_out_exported_and_verified(live):
         assert verdict.ok and verdict.redecided, verdict.summary()
     bundle = verify_bundle(manifest, exports)
     assert bundle.ok, bundle.lines()
+    assert msgspec.to_builtins(manifest.ranking) == published["ranking"]  # the API's ranking is the bundle's
     r = await live.get(f"/tournaments/{tid}/export", params={"format": "csv"})
-    assert r.status_code == 200 and r.text == standings_csv(manifest)
+    assert r.status_code == 200 and r.content == standings_csv(manifest)
+    r = await live.get(f"/tournaments/{tid}/export", params={"format": "ranking-csv"})
+    assert r.status_code == 200 and r.content == ranking_csv(manifest) and r.content.startswith(b"\xef\xbb\xbf")
 

@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from service.events.keys import partition
-from service.rules.free_parking.bundle import CSV_COLUMNS, load_bundle
+from service.rules.free_parking.bundle import CSV_COLUMNS, RANKING_COLUMNS, load_bundle
 from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings
 from tests.api.helpers import assert_error, drive
 from tests.http import serving
@@ -171,10 +171,20 @@ async def test_standings_follow_the_rounds_and_the_export_opens_when_every_table
     assert first["standing"]["rounds"] == 1 and {p["name"] for p in first["standing"]["players"]} == {"Ann", "Bo"}
     assert next(p for p in first["standing"]["players"] if p["name"] == "Ann")["player_id"] == ann
     assert answer["tables"][1]["standing"]["rounds"] == 0
+    level = [r for r in answer["ranking"] if r["name"] in ("Cy", "Di")]  # table 1 has not scored: Cy and Di are level
+    assert [(r["name"], r["table"], r["total"], r["rounds_won"]) for r in level] == [("Cy", 1, 0, 0), ("Di", 1, 0, 0)]
+    assert level[0]["rank"] == level[1]["rank"] and _competition(answer["ranking"])
     r = await tapi.get(f"/tournaments/{tid}/export", headers=ADMIN_HEADERS)
     assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-ndjson")
     manifest, exports = load_bundle(r.content)
     assert manifest.status == "playing" and [h.game_id for h, _ in exports] == tables
+    assert msgspec.to_builtins(manifest.ranking) == answer["ranking"]  # one ranking, ties and all
+    r = await tapi.get(f"/tournaments/{tid}/export", params={"format": "ranking-csv"}, headers=ADMIN_HEADERS)
+    assert r.headers["content-type"] == "text/csv; charset=utf-8" and r.content.startswith(b"\xef\xbb\xbf")
+    assert f'filename="{tid}-ranking.csv"' in r.headers["content-disposition"]
+    rows = list(csv.DictReader(io.StringIO(r.content.decode("utf-8-sig"))))
+    assert tuple(rows[0]) == RANKING_COLUMNS
+    assert [(int(x["rank"]), x["name"], int(x["table"])) for x in rows] == [(x["rank"], x["name"], x["table"]) for x in answer["ranking"]]
     for game_id in tables:
         await drive(tapi.app, game_id)
     await tapi.app.ctx.projector.catch_up()
@@ -187,12 +197,25 @@ async def test_standings_follow_the_rounds_and_the_export_opens_when_every_table
     manifest, exports = load_bundle(r.content)
     assert manifest.status == "finished" and all(table.status == "finished" for table in manifest.tables)
     assert msgspec.to_builtins(manifest.standings) == [x["standing"] for x in answer["tables"]]  # the read model = the logs
+    assert msgspec.to_builtins(manifest.ranking) == answer["ranking"] and _competition(answer["ranking"])
     r = await tapi.get(f"/tournaments/{tid}/export", params={"format": "csv"})
-    assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+    assert r.status_code == 200 and r.headers["content-type"] == "text/csv; charset=utf-8"
     assert f'filename="{tid}-standings.csv"' in r.headers["content-disposition"]
-    rows = list(csv.reader(io.StringIO(r.text)))
+    assert r.content.startswith(b"\xef\xbb\xbf")
+    rows = list(csv.reader(io.StringIO(r.content.decode("utf-8-sig"))))
     assert tuple(rows[0]) == CSV_COLUMNS and len(rows) > 4
+    ranks = {(x["table"], x["name"]): x["rank"] for x in answer["ranking"]}
+    assert all(int(row[-1]) == ranks[(int(row[1]), row[4])] for row in rows[1:])
     assert_error(await tapi.get(f"/tournaments/{tid}/export", params={"format": "xml"}), 400)
+
+
+def _competition(ranking: list[dict]) -> bool:
+    """Ranks as competition ranking numbers them: a player level with the one before shares their rank, else the
+    rank is their place (1, 2, 2, 4), winners first and points falling."""
+    keys = [(not r["winner"], -r["total"]) for r in ranking]
+    return keys == sorted(keys) and all(
+        r["rank"] == (ranking[i - 1]["rank"] if i and keys[i] == keys[i - 1] else i + 1) for i, r in enumerate(ranking)
+    )
 
 
 async def test_the_leaderboard_ranks_registered_players_by_wins_then_points(tapi):

@@ -17,17 +17,21 @@ import msgspec
 import pytest
 
 from replays.__main__ import main
-from replays.bundle import verify_bundle
+from replays.bundle import _final, verify_bundle
 from service.events.envelope import canonical
 from service.rules.engine import export_header
 from service.rules.free_parking.bundle import (
+    BOM,
     CSV_COLUMNS,
     FORMAT,
+    RANKING_COLUMNS,
     BundleError,
     Manifest,
     dump_bundle,
     is_bundle,
     load_bundle,
+    ranking_csv,
+    ranking_of,
     standings_csv,
     standings_of,
     table_of,
@@ -41,14 +45,18 @@ ROOT = Path(__file__).resolve().parents[2]
 TABLES = ((3, ("greedy", "random", "greedy")), (2, ("greedy", "greedy")))
 
 
-def _table(i: int, seats: int, bots: tuple[str, ...]):
-    sim = new_game("free-parking", seats, bytes([i + 1]) * 32, f"g-{i}", list(bots), {"mode": "tournament"})
-    for _ in play(sim, list(bots), random.Random(i)):
+def _table(i: int, seats: int, bots: tuple[str, ...], *, like: int | None = None):
+    """Table ``i``, played as table ``like`` is (same seed, same moves) when given: its twin, every player tied."""
+    twin = i if like is None else like
+    sim = new_game("free-parking", seats, bytes([twin + 1]) * 32, f"g-{i}", list(bots), {"mode": "tournament"})
+    for _ in play(sim, list(bots), random.Random(twin)):
         pass
     return export_header(sim.game, with_seed=True), sim.envelopes
 
 
 def _manifest(exports, **changes) -> Manifest:
+    """As the export writes it: the standings and the ranking recomputed from the logs."""
+    tables = [table_of(i, header, envelopes) for i, (header, envelopes) in enumerate(exports)]
     manifest = Manifest(
         tournament_id="t-spring",
         name="Spring Cup",
@@ -56,8 +64,9 @@ def _manifest(exports, **changes) -> Manifest:
         options=msgspec.Raw(canonical({"mode": "tournament"})),
         created_at=START_AT,
         status="finished",
-        tables=[table_of(i, header, envelopes) for i, (header, envelopes) in enumerate(exports)],
+        tables=tables,
         standings=standings_of(exports),
+        ranking=ranking_of(tables, standings_of(exports)),
     )
     return replace(manifest, **changes)
 
@@ -72,6 +81,12 @@ def _write(tmp_path: Path, manifest: Manifest, exports) -> str:
     path = tmp_path / "bundle.ndjson"
     path.write_bytes(b"".join(dump_bundle(manifest, exports)))
     return str(path)
+
+
+def _rows(data: bytes) -> list[dict[str, str]]:
+    """A CSV's rows, once it is checked to be UTF-8 that starts with its BOM."""
+    assert data.startswith(b"\xef\xbb\xbf")
+    return list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"), newline="")))
 
 
 def _verify(tmp_path, capsys, manifest, exports) -> tuple[int, list[str]]:
@@ -116,9 +131,9 @@ def test_progress_follows_every_event_of_every_table(tournament):
 
 def test_the_standings_csv_has_one_row_per_player_per_round(tournament):
     manifest, _ = tournament
-    text = standings_csv(manifest)
-    assert text.startswith(",".join(CSV_COLUMNS) + "\r\n")
-    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    data = standings_csv(manifest)
+    assert data.startswith((BOM + ",".join(CSV_COLUMNS) + "\r\n").encode())
+    rows = _rows(data)
     assert len(rows) == sum(len(p.rounds) for s in manifest.standings for p in s.players)
     s = manifest.standings[1]
     p = s.players[0]
@@ -128,6 +143,7 @@ def test_the_standings_csv_has_one_row_per_player_per_round(tournament):
         "tournament_id": "t-spring", "table": "1", "game_id": "g-1", "player_id": "", "name": p.name, "round": "2",
         "seat": str(r.seat), "score": str(r.score), "bonus": str(r.bonus), "total": str(r.total),
         "winner": "yes" if p.winner else "no",
+        "rank": str(next(x.rank for x in manifest.ranking if x.table == 1 and x.name == p.name)),
     }  # fmt: skip
 
 
@@ -147,13 +163,18 @@ def test_the_standings_csv_opens_no_formula_in_a_spreadsheet(tournament):
         "Cy = 1": "Cy = 1",
     }
     rounds = [RoundScore(round=1, seat=0, score=-3, bonus=-1, total=-3)]
-    players = [PlayerStanding(player_id="=p" if i == 0 else None, name=name, rounds=rounds) for i, name in enumerate(names)]
+    players = [PlayerStanding(player_id="=p" if i == 0 else None, name=name, rounds=rounds, total=-3) for i, name in enumerate(names)]
     game_id = manifest.standings[0].game_id
     forged = replace(manifest, tournament_id="@t", standings=[TableStanding(game_id=game_id, rounds=1, players=players)])
-    rows = list(csv.DictReader(io.StringIO(standings_csv(forged), newline="")))
+    rows = _rows(standings_csv(forged))
     assert [row["name"] for row in rows] == list(names.values())
     assert {row["tournament_id"] for row in rows} == {"'@t"} and rows[0]["player_id"] == "'=p"
     assert all((row["score"], row["bonus"], row["total"], row["round"]) == ("-3", "-1", "-3", "1") for row in rows)
+    assert {row["rank"] for row in rows} == {"1"}  # every player level on -3
+    ranked = _rows(ranking_csv(forged))
+    assert sorted(row["name"] for row in ranked) == sorted(names.values())
+    assert {row["tournament_id"] for row in ranked} == {"'@t"} and {row["total"] for row in ranked} == {"-3"}
+    assert next(row for row in ranked if row["name"] == "Ann")["player_id"] == ""
 
 
 def test_a_score_altered_in_the_manifest_names_table_player_and_round(tournament, tmp_path, capsys):
@@ -237,7 +258,7 @@ def test_the_audit_tells_each_table_round_special_and_winner(tournament, tmp_pat
             if env.type in words:
                 assert f"seq {env.seq}  {words[env.type]}: " in report
         assert f"winner {standing.winner.name} with {standing.winner.total}" in report
-    assert out_csv.read_bytes() == standings_csv(manifest).encode()
+    assert out_csv.read_bytes() == standings_csv(manifest)
 
 
 def test_the_audit_of_a_tampered_bundle_says_so_and_exits_1(tournament, tmp_path, capsys):
@@ -291,3 +312,95 @@ def test_a_players_receipts_are_checked_against_their_own_table_in_the_bundle(to
     receipts.write_bytes(msgspec.json.encode([ring.sign(wrong)]))
     assert main(["verify", bundle, *evidence]) == 1
     assert any(line.startswith(f"REJECTED g-1: seq {kept[1].version}: receipt: head") for line in capsys.readouterr().out.splitlines())
+
+
+# --- the ranking across tables ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def twins():
+    """Two tables played alike (same seed, same moves): each player is level with their twin at the other table."""
+    seats, bots = TABLES[0]
+    exports = [_table(i, seats, bots, like=0) for i in range(2)]
+    return _manifest(exports, tournament_id="t-twins"), exports
+
+
+TIED = [1, 1, 3, 3, 5, 5]  # competition ranking: the place after a tie of two is skipped
+
+
+def test_tied_players_share_a_rank_in_the_manifest_the_audit_and_both_csvs(twins, tmp_path, capsys):
+    manifest, exports = twins
+    assert [r.rank for r in manifest.ranking] == TIED
+    assert [r.table for r in manifest.ranking] == [0, 1] * 3  # inside a tie: by table, then name
+    assert manifest.ranking[0].winner and manifest.ranking[0].rounds_won == sum(r.bonus > 0 for r in manifest.standings[0].winner.rounds)
+    rounds_csv, ranked_csv = tmp_path / "standings.csv", tmp_path / "ranking.csv"
+    bundle = _write(tmp_path, manifest, exports)
+    assert main(["audit", "-q", bundle, "--csv", str(rounds_csv), "--ranking-csv", str(ranked_csv)]) == 0
+    report = capsys.readouterr().out.splitlines()
+    overall = report[report.index("Ranking across tables (table winners first, then points; level players share a rank)") + 1:]
+    assert [line.split(".")[0].strip() for line in overall] == [str(n) for n in TIED]
+    for r, line in zip(manifest.ranking, overall, strict=True):
+        assert line.startswith(f"  {r.rank}. {r.name} {r.total} (table {r.table}, {r.rounds_won} of {r.rounds} rounds won")
+    rows = _rows(ranked_csv.read_bytes())
+    assert tuple(rows[0]) == RANKING_COLUMNS and [int(row["rank"]) for row in rows] == TIED
+    assert [(row["name"], int(row["table"]), row["game_id"], int(row["total"]), int(row["rounds_won"])) for row in rows] == [
+        (r.name, r.table, f"g-{r.table}", r.total, r.rounds_won) for r in manifest.ranking
+    ]
+    ranks = {(int(row["table"]), row["name"]): row["rank"] for row in _rows(rounds_csv.read_bytes())}
+    assert ranks == {(r.table, r.name): str(r.rank) for r in manifest.ranking}
+
+
+def test_a_table_with_level_players_ranks_them_alike_in_the_audit(tournament, tmp_path, capsys):
+    """The audit's per-table standings numbered level players 3 and 4 where the API shares a rank: no longer."""
+    manifest, exports = tournament
+    level = replace(manifest.standings[0], players=[replace(p, total=100, winner=False) for p in manifest.standings[0].players])
+    lines = _final("table 0 (game g-0)", 0, level)
+    assert [line.split(".")[0].strip() for line in lines[1:]] == ["1"] * len(level.players)
+
+
+def test_every_csv_is_utf8_with_a_bom_so_accents_survive(tournament):
+    manifest, _ = tournament
+    game_id = manifest.standings[0].game_id
+    rounds = [RoundScore(round=1, seat=0, score=40, bonus=25, total=40)]
+    names = ["Zoë", "José", "Łukasz", "李"]
+    players = [PlayerStanding(player_id=None, name=n, rounds=rounds, total=40) for n in names]
+    forged = replace(manifest, standings=[TableStanding(game_id=game_id, rounds=1, players=players)])
+    for data, listed in ((standings_csv(forged), names), (ranking_csv(forged), sorted(names))):  # a tie: by name
+        assert data[:3] == b"\xef\xbb\xbf" and data.count(b"\xef\xbb\xbf") == 1 and "Zoë".encode() in data
+        assert [row["name"] for row in _rows(data)] == listed
+
+
+def _old(manifest: Manifest, exports) -> bytes:
+    """The bundle as written before the ranking was published: its manifest line has no ``ranking``."""
+    first, rest = b"".join(dump_bundle(manifest, exports)).split(b"\n", 1)
+    line = msgspec.json.decode(first)
+    del line["ranking"]
+    return canonical(line) + b"\n" + rest
+
+
+def test_a_bundle_written_before_the_ranking_still_verifies_and_audits(twins, tmp_path, capsys):
+    manifest, exports = twins
+    path = tmp_path / "old.ndjson"
+    path.write_bytes(_old(manifest, exports))
+    old, _ = load_bundle(path.read_bytes())
+    assert old.ranking is None and verify_bundle(old, exports).ok
+    assert main(["verify", str(path)]) == 0
+    out = tmp_path / "ranking.csv"
+    assert main(["audit", "-q", str(path), "--ranking-csv", str(out)]) == 0
+    assert "Ranking across tables" in capsys.readouterr().out
+    assert out.read_bytes() == ranking_csv(manifest)  # recomputed from the standings, as the export writes it
+
+
+def test_a_ranking_edited_in_the_manifest_is_refused(twins, tmp_path, capsys):
+    manifest, exports = twins
+    edited = list(manifest.ranking)
+    edited[1] = replace(edited[1], rank=2)  # the twin's tie broken in the manifest only
+    code, lines = _verify(tmp_path, capsys, replace(manifest, ranking=edited), exports)
+    r = manifest.ranking[1]
+    assert code == 1
+    assert (f"ranking line 2: manifest says 2. {r.name} of table 1: total {r.total}, {r.rounds} rounds, "
+            f"{r.rounds_won} won, winner, the logs say 1. {r.name} of table 1: total {r.total}, {r.rounds} rounds, "
+            f"{r.rounds_won} won, winner") in lines
+    assert lines[-1] == "REJECTED tournament t-twins (Spring Cup): 2 of 2 logs verified, 1 problem with the manifest"
+    code, lines = _verify(tmp_path, capsys, replace(manifest, ranking=manifest.ranking[:-1]), exports)
+    assert code == 1 and any(line.startswith("ranking line 6: manifest says no such line, the logs say 5. ") for line in lines)

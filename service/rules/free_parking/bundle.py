@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 import msgspec
 
@@ -23,6 +24,7 @@ from service.events.export import ExportError, ExportHeader, dump
 from service.events.free_parking import FreeParkingConfig
 
 from . import CODEC
+from .ranking import Ranked, ranking
 from .standings import PlayerStanding, RoundScore, TableStanding, table_standing
 
 FORMAT = "free-parking-tournament/1"
@@ -57,6 +59,9 @@ class Manifest(msgspec.Struct, kw_only=True, tag="manifest", tag_field="type"):
     status: str
     tables: list[BundleTable]
     standings: list[TableStanding]
+    ranking: list[Ranked] | None = None
+    """The players ranked across tables (``ranking_of``); ``None`` in a bundle written before it was published, which
+    still loads and verifies: it is recomputed from the standings wherever it is shown."""
 
 
 class BundleError(ExportError):
@@ -161,22 +166,55 @@ def standings_of(exports: Iterable[Export]) -> list[TableStanding]:
     return [standing_of(header, envelopes) for header, envelopes in exports]
 
 
-CSV_COLUMNS = ("tournament_id", "table", "game_id", "player_id", "name", "round", "seat", "score", "bonus", "total", "winner")
+def ranking_of(tables: list[BundleTable], standings: list[TableStanding]) -> list[Ranked]:
+    """The ranking of ``standings``, each numbered as the manifest's ``tables`` number its game (else by its place)."""
+    numbers = {t.game_id: t.table for t in tables}
+    return ranking((numbers.get(s.game_id, i), s) for i, s in enumerate(standings))
 
 
-def standings_csv(manifest: Manifest) -> str:
-    """The manifest's standings as RFC 4180 CSV, one row per player per round, for a spreadsheet to open: every text
-    cell safe to open there (``_text``), the numbers as numbers."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(CSV_COLUMNS)
+CSV_COLUMNS = ("tournament_id", "table", "game_id", "player_id", "name", "round", "seat", "score", "bonus", "total", "winner", "rank")
+"""The per-round CSV's columns: ``rank`` (the player's overall rank) came last, so columns read by place keep their meaning."""
+
+RANKING_COLUMNS = ("tournament_id", "rank", "name", "player_id", "table", "game_id", "total", "rounds", "rounds_won", "winner")
+
+BOM = "\ufeff"
+"""Every CSV starts with UTF-8's byte order mark: without it a spreadsheet guesses a legacy code page and garbles accents."""
+
+
+def standings_csv(manifest: Manifest) -> bytes:
+    """The manifest's standings as RFC 4180 CSV, one row per player per round, with the player's overall rank, for a
+    spreadsheet to open: UTF-8 with a BOM, every text cell safe to open there (``_text``), the numbers as numbers."""
+    out, writer = _sheet(CSV_COLUMNS)
     tables = {t.game_id: t.table for t in manifest.tables}
+    ranks = {(r.table, r.player_id or r.name): r.rank for r in ranking_of(manifest.tables, manifest.standings)}
     for i, standing in enumerate(manifest.standings):
         table = tables.get(standing.game_id, i)
         for player in standing.players:
+            rank = ranks[(table, player.player_id or player.name)]
             for r in player.rounds:
-                writer.writerow(_row(manifest.tournament_id, table, standing.game_id, player, r))
-    return out.getvalue()
+                writer.writerow([*_row(manifest.tournament_id, table, standing.game_id, player, r), rank])
+    return out.getvalue().encode()
+
+
+def ranking_csv(manifest: Manifest) -> bytes:
+    """The overall ranking as CSV, one row per player, in rank order, ties sharing a rank: the file an organiser
+    prints. Recomputed from the manifest's standings (which ``verify`` checks against the logs), so a bundle written
+    before the ranking was published has one too."""
+    out, writer = _sheet(RANKING_COLUMNS)
+    games = {t.table: t.game_id for t in manifest.tables}
+    for r in ranking_of(manifest.tables, manifest.standings):
+        texts = [_text(t) for t in (manifest.tournament_id, r.name, r.player_id or "", games.get(r.table, ""))]
+        winner = "yes" if r.winner else "no"
+        writer.writerow([texts[0], r.rank, texts[1], texts[2], r.table, texts[3], r.total, r.rounds, r.rounds_won, winner])
+    return out.getvalue().encode()
+
+
+def _sheet(columns: tuple[str, ...]) -> tuple[io.StringIO, Any]:
+    out = io.StringIO()
+    out.write(BOM)
+    writer = csv.writer(out)
+    writer.writerow(columns)
+    return out, writer
 
 
 def _row(tournament_id: str, table: int, game_id: str, player: PlayerStanding, r: RoundScore) -> list[object]:

@@ -77,7 +77,8 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
             key_id=receipts.key_id if receipts else None, archive_after_ms=settings.archive_after_ms,
         )
         owner = f"{socket.gethostname()}-{os.getpid()}"
-        archiver = Archiver(app.ctx.games, store.archive, settings.archive_after_ms, receipts, owner) if (
+        archiver = Archiver(app.ctx.games, store.archive, settings.archive_after_ms, receipts, owner,
+                            settings.archive_lease_ms) if (
             settings.archive_after_ms and store.archive is not None) else None
         limits = limits_of(settings)
         app.ctx.limiter = Limiter(store, limits)

@@ -36,9 +36,10 @@ CRASH_AT = os.environ.get("FREE_PARKING_ARCHIVE_CRASH_AT", "")
 
 
 class Archiver:
-    def __init__(self, games: Games, archive: Archive, after_ms: int, receipts: Receipts | None, owner: str) -> None:
+    def __init__(self, games: Games, archive: Archive, after_ms: int, receipts: Receipts | None, owner: str,
+                 lease_ms: int = LEASE_MS) -> None:  # fmt: skip
         self.games, self.archive, self.after_ms = games, archive, after_ms
-        self.receipts, self.owner = receipts, owner
+        self.receipts, self.owner, self.lease_ms = receipts, owner, lease_ms
         self.archived = 0
 
     async def archive_game(self, game_id: str, now: int | None = None) -> str:
@@ -46,7 +47,7 @@ class Archiver:
         less than ``after_ms`` ago), ``leased`` (another worker archives its partition), ``behind`` (its read
         models have not applied its last events: the store keeps it until they have)."""
         store = self.games.store
-        if not await take_lease(store, LEASE, partition(game_id), self.owner, LEASE_MS):
+        if not await take_lease(store, LEASE, partition(game_id), self.owner, self.lease_ms):
             return "leased"
         game = await self.games.fresh(game_id)
         if game.rules.status_of(game.state) != "finished":

@@ -52,6 +52,7 @@ class Settings(msgspec.Struct, kw_only=True):
     retired_keys: Path | None = None  # a file of public keys that signed before (GET /keys' shape, each with not_after)
     archive_dir: str | None = None  # finished games' archive: a folder or an fsspec URL (default: <data_dir>/archive)
     archive_after_ms: int = 24 * 3600 * 1000  # a game finished this long ago moves to the archive (0: never)
+    archive_lease_ms: int = 30_000  # a partition's archiver holds its lease this long (a killed one's runs out then)
     access_log: bool = False  # one JSON line per request on stderr (logger free_parking.access)
     ready_lag: int = 10_000  # /readyz: the most partition log entries the projectors may be behind
     proxies_count: int = 0  # proxies in front that append to X-Forwarded-For: the client is the address they saw

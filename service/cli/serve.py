@@ -73,6 +73,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     store.add_argument("--projector-poll-ms", type=int, default=env.projector_poll_ms,
                        help=f"how often an idle projector looks for new events (default {env.projector_poll_ms})")
     ops = p.add_argument_group("operating it (docs/operating.md)")
+    ops.add_argument("--archive", dest="archive_dir", default=env.archive_dir, metavar="DIR_OR_URL",
+                     help="where finished games move: a folder every worker sees, or an fsspec URL such as s3://bucket/games "
+                          "(default: <data>/archive)")
+    ops.add_argument("--archive-after-ms", type=int, default=env.archive_after_ms,
+                     help=f"move a game to the archive this long after it finished (default {env.archive_after_ms}: a day; 0: never)")
+    ops.add_argument("--archive-lease-ms", type=int, default=env.archive_lease_ms,
+                     help=f"one worker archives a partition's games, holding its lease this long (default {env.archive_lease_ms})")
     ops.add_argument("--access-log", action="store_true", default=env.access_log,
                      help="one JSON line per request on stderr: request id, method, path, status, latency")
     ops.add_argument("--ready-lag", type=int, default=env.ready_lag,

@@ -27,7 +27,7 @@ class FreeParkingConfig(Config):
     seats: Annotated[int, msgspec.Meta(ge=2, le=8)]
     mode: Literal["standard", "tournament"] = "standard"
     response_seconds: Annotated[int, msgspec.Meta(ge=1, le=3600)] = 15
-    turn_seconds: Annotated[int, msgspec.Meta(ge=5, le=86400)] | None = None
+    turn_seconds: Annotated[int, msgspec.Meta(ge=1, le=86400)] | None = None
     """The turn clock: a turn not played by then is played by the server (``TurnTimedOut``); none: no clock."""
     forfeit_after: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
     """Missed turns in a row after which a seat forfeits (``SeatForfeited``); only with a turn clock."""

@@ -32,7 +32,7 @@ class MonopolyConfig(Config):
     seats: Annotated[int, msgspec.Meta(ge=2, le=8)]
     max_rounds: Annotated[int, msgspec.Meta(ge=1, le=10_000)] | None = None
     response_seconds: Annotated[int, msgspec.Meta(ge=1, le=3600)] = 30
-    turn_seconds: Annotated[int, msgspec.Meta(ge=5, le=86400)] | None = None
+    turn_seconds: Annotated[int, msgspec.Meta(ge=1, le=86400)] | None = None
     """The turn clock: a roll not made by then is made by the server (``TurnTimedOut``); none: no clock."""
     forfeit_after: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
     """Missed turns in a row after which a player forfeits (``SeatForfeited``, then bankrupt to the bank)."""

@@ -61,3 +61,23 @@ async def test_an_out_of_bounds_turn_clock_is_refused(api):
         assert r.status_code == 400, (options, r.text)
     r = await api.post("/games", json={"kind": "monopoly", "seats": 2, "options": {"turn_seconds": 5, "forfeit_after": 2}})
     assert r.status_code == 201, r.text
+
+
+async def test_a_monopoly_roll_nobody_makes_is_made_by_the_runner_and_forfeits(api):
+    r = await api.post("/games", json={"kind": "monopoly", "seats": 2, "options": {"turn_seconds": 1, "forfeit_after": 1}})
+    assert r.status_code == 201, r.text
+    game_id = r.json()["game_id"]
+    tokens = [(await api.post(f"/games/{game_id}/seats", json={"name": f"Player {i}"})).json()["token"] for i in range(2)]
+    first = await view(api, game_id, tokens[0])
+    assert first["turn_deadline_at"] is not None
+
+    async def over():
+        _, _, log = await log_of(api, game_id)
+        return log if _events(log, "game_ended") else None
+
+    log = await wait_for(over, seconds=10)
+    timed = _events(log, "turn_timed_out")[0]
+    assert timed["public"] == {"type": "turn_timed_out", "seat": 0, "missed": 1} and timed["command"] == {"type": "timeout"}
+    assert _events(log, "seat_forfeited")[0]["public"]["seat"] == 0
+    assert _events(log, "game_ended")[0]["public"]["winner"] == 1
+    await verified(api, game_id)

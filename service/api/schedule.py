@@ -67,6 +67,15 @@ def pace(game: Game, bot_delay_ms: int, human_pace_ms: int) -> int:
     return max(bot_delay_ms, human_pace_ms if people else 0)
 
 
+def turn_due(game: Game, bots: dict[int, str]) -> int | None:
+    """When the turn clock of a person's turn runs out (the kind's ``turn_deadline``), if the game has one running. A
+    bot's turn has none here: the bot plays before it."""
+    clock = getattr(game.rules, "turn_deadline", None)
+    if clock is None or game.state.turn_seat in bots:
+        return None
+    return clock(game.state)
+
+
 def due_at(game: Game, now: int, bot_delay_ms: int = 0, human_pace_ms: int = 0) -> int | None:
     """The next moment the server must look at this game, or ``None`` if it waits on people only."""
     s, rules = game.state, game.rules
@@ -75,13 +84,14 @@ def due_at(game: Game, now: int, bot_delay_ms: int = 0, human_pace_ms: int = 0) 
     bot_delay_ms = pace(game, bot_delay_ms, human_pace_ms)
     bots = bot_seats(game)
     pending = s.pending
+    turn = turn_due(game, bots)
     if pending is not None:
         if _waits_on(pending, bots) or _bot_plays_on(game, bots):
             return now + bot_delay_ms
-        return pending.deadline_at
+        return min(pending.deadline_at, turn) if turn is not None else pending.deadline_at
     if any(rules.legal_commands(s, seat) for seat in bots):
         return now + bot_delay_ms
-    return None
+    return turn
 
 
 def idle_due(game: Game, idle_ms: int) -> int | None:
@@ -121,7 +131,7 @@ def server_move(game: Game, now: int, idle_ms: int = 0) -> ServerMove | None:
 
 
 def _owed_move(game: Game, now: int) -> ServerMove | None:
-    """Time out an overdue wait, or play a bot's move."""
+    """Time out an overdue wait or turn, or play a bot's move."""
     s, rules = game.state, game.rules
     if rules.status_of(s) != "playing":
         return None
@@ -132,6 +142,9 @@ def _owed_move(game: Game, now: int) -> ServerMove | None:
             return ServerMove(Timeout(), None, f"timeout:{game.game_id}:{game.version}")
         if holds_up(s):
             return None
+    turn = turn_due(game, bots)
+    if turn is not None and now >= turn:  # a person's turn clock ran out: the server plays their turn
+        return ServerMove(Timeout(), None, f"timeout:{game.game_id}:{game.version}")
     move = _bot_move(game, bots) if bots else None  # people alone: no bot to ask (a solitaire has no "random" one)
     if move is None:
         if pending is not None and now >= pending.deadline_at:  # the bots awaited let it pass: the deadline holds

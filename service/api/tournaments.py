@@ -41,6 +41,10 @@ from .routes import _answer, _arg, _caller, _decode, _games, signed_header
 
 bp = Blueprint("tournaments")
 
+TURN_SECONDS = 120
+"""A tournament table's turn clock unless its options say otherwise (docs/tournaments.md); ``forfeit_after`` keeps
+the game's default (3)."""
+
 
 class TableRecord(msgspec.Struct, kw_only=True):
     table: int
@@ -87,7 +91,9 @@ async def _checked_tables(request: Request, body: s.CreateTournament) -> dict[st
     """The options every table is created with, once every table and reserved player has been checked (400)."""
     if body.options.get("mode", "tournament") != "tournament":
         raise ApiError(400, "invalid_request", "A tournament's tables are played in tournament mode: leave `mode` out or set it to \"tournament\"")
-    options = {**body.options, "mode": "tournament"}
+    # a tournament's tables run a turn clock unless the organiser sets another (``null``: none): a seat nobody plays
+    # would otherwise stall its table for ever
+    options = {"turn_seconds": TURN_SECONDS, **body.options, "mode": "tournament"}
     seen: set[str] = set()
     for i, table in enumerate(body.tables):
         Games.config(body.kind, table.seats, options)

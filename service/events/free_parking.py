@@ -27,6 +27,10 @@ class FreeParkingConfig(Config):
     seats: Annotated[int, msgspec.Meta(ge=2, le=8)]
     mode: Literal["standard", "tournament"] = "standard"
     response_seconds: Annotated[int, msgspec.Meta(ge=1, le=3600)] = 15
+    turn_seconds: Annotated[int, msgspec.Meta(ge=1, le=86400)] | None = None
+    """The turn clock: a turn not played by then is played by the server (``TurnTimedOut``); none: no clock."""
+    forfeit_after: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
+    """Missed turns in a row after which a seat forfeits (``SeatForfeited``); only with a turn clock."""
 
 
 # --- events -------------------------------------------------------------------------------------
@@ -52,8 +56,11 @@ class RoundDealt(Event, tag="round_dealt"):
 
 
 class TurnBegan(Event, tag="turn_began"):
+    """``deadline_at``: when the turn clock runs out (the game's ``turn_seconds``); absent without one."""
+
     seat: int
     turn: int
+    deadline_at: int | None = None
 
 
 class CardsSecret(Secret):
@@ -213,6 +220,24 @@ class TurnEnded(Event, tag="turn_ended"):
     seat: int
 
 
+class TurnTimedOut(Event, tag="turn_timed_out"):
+    """The turn clock ran out: the server played the seat's turn — discarded ``card``, its lowest (none: the main play
+    was made, or the hand was empty), then ends the turn. ``missed``: the seat's missed turns in a row, this one too."""
+
+    seat: int
+    missed: int
+    card: str | None = None
+
+
+class SeatForfeited(Event, tag="seat_forfeited"):
+    """After ``missed`` turns in a row timed out, the seat is out: its turns are skipped, it is no one's target, its
+    hand stays face down out of play, and its Point cards (and total) stay as they are."""
+
+    seat: int
+    player: Player
+    missed: int
+
+
 class RoundEnded(Event, tag="round_ended"):
     """Tournament mode: a seat reached 150; each seat's round score (its Point cards, +25 for ``seat``) is added to
     its player's cumulative total. Per seat, in seat order."""
@@ -256,6 +281,8 @@ FreeParkingEvent = (
     | PlacesTraded
     | ActionResolved
     | TurnEnded
+    | TurnTimedOut
+    | SeatForfeited
     | RoundEnded
     | GameWon
     | SeedRevealed

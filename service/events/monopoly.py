@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from .base import Command, Config, Event, Secret
+from .base import Command, Config, Event, Player, Secret
 from .common import Close, Create, GameClosed, GameCreatedBase, SeatTaken, SeedRevealed, TakeSeat, Timeout
 
 Square = Annotated[int, msgspec.Meta(ge=0, le=39)]
@@ -32,6 +32,10 @@ class MonopolyConfig(Config):
     seats: Annotated[int, msgspec.Meta(ge=2, le=8)]
     max_rounds: Annotated[int, msgspec.Meta(ge=1, le=10_000)] | None = None
     response_seconds: Annotated[int, msgspec.Meta(ge=1, le=3600)] = 30
+    turn_seconds: Annotated[int, msgspec.Meta(ge=1, le=86400)] | None = None
+    """The turn clock: a roll not made by then is made by the server (``TurnTimedOut``); none: no clock."""
+    forfeit_after: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
+    """Missed turns in a row after which a player forfeits (``SeatForfeited``, then bankrupt to the bank)."""
 
 
 class Holdings(
@@ -68,8 +72,11 @@ class GameStarted(Event, tag="game_started"):
 
 
 class TurnBegan(Event, tag="turn_began"):
+    """``deadline_at``: when the turn clock runs out for the roll (the game's ``turn_seconds``); absent without one."""
+
     seat: int
     round: int
+    deadline_at: int | None = None
 
 
 class DiceRolled(Event, tag="dice_rolled"):
@@ -92,9 +99,10 @@ class Moved(Event, tag="moved"):
 
 
 class RollAgain(Event, tag="roll_again"):
-    """The move from doubles is settled: the same player rolls again."""
+    """The move from doubles is settled: the same player rolls again (by ``deadline_at`` with a turn clock)."""
 
     seat: int
+    deadline_at: int | None = None
 
 
 class SentToJail(Event, tag="sent_to_jail"):
@@ -316,6 +324,22 @@ class TurnEnded(Event, tag="turn_ended"):
     seat: int
 
 
+class TurnTimedOut(Event, tag="turn_timed_out"):
+    """The turn clock ran out before ``seat`` rolled: the server rolls for them (the events that follow), and counts
+    a missed turn: ``missed`` in a row, this one too."""
+
+    seat: int
+    missed: int
+
+
+class SeatForfeited(Event, tag="seat_forfeited"):
+    """After ``missed`` timed-out turns in a row the player is out: bankrupt to the bank (``went_bankrupt`` follows)."""
+
+    seat: int
+    player: Player
+    missed: int
+
+
 class GameEnded(Event, tag="game_ended"):
     """Won by the last player left, or after ``max_rounds`` by the largest worth (ties: the most cash, then the
     earliest seat). ``worth`` per seat, 0 for the bankrupt."""
@@ -362,6 +386,8 @@ MonopolyEvent = (
     | WentBankrupt
     | PropertyTransferred
     | TurnEnded
+    | TurnTimedOut
+    | SeatForfeited
     | GameEnded
     | SeedRevealed
     | GameClosed

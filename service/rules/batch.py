@@ -28,3 +28,9 @@ class Batch(Generic[S]):
     def deadline(self) -> int:
         """When a wait opened now ends: the game's ``response_seconds`` from this decision."""
         return self.at + self.state.config.response_seconds * 1000  # type: ignore[attr-defined]
+
+    @property
+    def turn_deadline(self) -> int | None:
+        """When a turn that starts now runs out: the game's ``turn_seconds`` from this decision; none without a clock."""
+        seconds = getattr(self.state.config, "turn_seconds", None)  # type: ignore[attr-defined]
+        return self.at + seconds * 1000 if seconds else None

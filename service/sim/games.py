@@ -63,10 +63,12 @@ def play(
     rnd: random.Random,
     *,
     timeouts: float = 0.0,
+    turn_timeouts: float = 0.0,
     max_commands: int = 20_000,
     players: list[Bot] | None = None,
 ) -> Iterator[Envelope]:
-    """Play until the game ends; with ``timeouts`` > 0 that share of waits is left to the server's deadline.
+    """Play until the game ends; with ``timeouts`` > 0 that share of waits is left to the server's deadline, and with
+    ``turn_timeouts`` > 0 that share of turns with a turn clock (option ``turn_seconds``) to the server's default.
 
     ``players`` are bots already built, for a caller that sets them up (a search budget); by default each
     seat's bot is built from its name in ``bots``."""
@@ -78,6 +80,12 @@ def play(
             return
         if s.pending is not None and rnd.random() < timeouts:
             sim.at = max(sim.at, s.pending.deadline_at - STEP_MS)
+            yield from sim.send(Timeout(), None)
+            continue
+        clock = getattr(rules, "turn_deadline", None)
+        due = clock(s) if turn_timeouts and clock is not None else None
+        if due is not None and rnd.random() < turn_timeouts:
+            sim.at = max(sim.at, due - STEP_MS)
             yield from sim.send(Timeout(), None)
             continue
         move = next_move(rules, s, players, rnd)

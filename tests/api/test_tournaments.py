@@ -45,7 +45,7 @@ async def create(api, tables: list[dict], **body) -> dict:
 async def test_the_admin_creates_a_tournament_whose_tables_share_its_partition(tapi):
     ann, _ = await register(tapi, "Ann")
     t = await create(tapi, [{"seats": 3, "players": [ann]}, {"seats": 2}], options={"response_seconds": 30})
-    assert t["status"] == "playing" and t["name"] == "Spring Cup" and t["options"] == {"response_seconds": 30, "mode": "tournament"}
+    assert t["status"] == "playing" and t["name"] == "Spring Cup" and t["options"] == {"turn_seconds": 120, "response_seconds": 30, "mode": "tournament"}
     assert [(x["table"], x["seats"], x["reserved"], x["status"], x["taken"]) for x in t["tables"]] == [
         (0, 3, [ann], "waiting", 0), (1, 2, [], "waiting", 0)]
     for table in t["tables"]:
@@ -56,6 +56,16 @@ async def test_the_admin_creates_a_tournament_whose_tables_share_its_partition(t
     assert r.status_code == 200 and r.json() == t
     meta = await tapi.app.ctx.store.meta(t["tables"][0]["game_id"])
     assert '"mode":"tournament"' in meta["config"] and meta["tournament"] == t["tournament_id"]
+
+
+async def test_tournament_tables_run_a_turn_clock_the_organiser_may_set(tapi):
+    """A seat nobody plays must not stall a table: 120 s a turn by default, the organiser's own, or ``null`` for none."""
+    for options, expected in (({}, 120), ({"turn_seconds": 300, "forfeit_after": 5}, 300), ({"turn_seconds": None}, None)):
+        t = await create(tapi, [{"seats": 2}], options=options)
+        meta = await tapi.app.ctx.store.meta(t["tables"][0]["game_id"])
+        config = msgspec.json.decode(meta["config"])
+        assert config.get("turn_seconds") == expected, (options, config)
+        assert config.get("forfeit_after", 3) == options.get("forfeit_after", 3)
 
 
 async def test_only_the_admin_creates_tournaments(tapi):

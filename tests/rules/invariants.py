@@ -159,12 +159,17 @@ class Checker:
         st = s.seats[event.seat]
         if event.player != st.player:
             _fail(s, f"GameWon names {event.player}, the seat holds {st.player}")
+        if len(s.playing) == 1:  # every other seat forfeited: the one left wins with what it has
+            if event.seat != s.playing[0] or event.points != (st.total if self.tournament else score(st.points)):
+                _fail(s, f"GameWon({event.seat}, {event.points}) but the one left is {s.playing}")
+            return
         if not self.tournament:
             if event.points != score(st.points) or event.points < cards.WINNING_POINTS:
                 _fail(s, f"GameWon({event.seat}, {event.points}) but the seat has {score(st.points)}")
             return
-        top = max(self.totals)
-        if event.points != self.totals[event.seat] or top < cards.TOURNAMENT_POINTS or self.totals.count(top) != 1 or self.totals[event.seat] != top:
+        live = [self.totals[i] for i in s.playing]  # a forfeited seat keeps its total but wins nothing
+        top = max(live)
+        if event.points != self.totals[event.seat] or top < cards.TOURNAMENT_POINTS or live.count(top) != 1 or self.totals[event.seat] != top:
             _fail(s, f"GameWon({event.seat}, {event.points}) but the totals are {self.totals}")
 
     def _round_ended(self, s: State, event: ev.RoundEnded) -> None:
@@ -237,6 +242,9 @@ class Checker:
         if s.phase == "finished" and s.closed is not None:  # the server closed it, nobody moving: no winner
             if s.winner is not None or s.pending is not None:
                 _fail(s, f"closed with winner {s.winner}, pending {s.pending}")
+        elif s.phase == "finished" and len(s.playing) == 1:
+            if s.winner != s.playing[0] or s.pending is not None:
+                _fail(s, f"finished with winner {s.winner}, but the one left is {s.playing}")
         elif s.phase == "finished":
             if s.winner is None or (not self.tournament and over != [s.winner]):
                 _fail(s, f"finished with winner {s.winner} and seats over {self.threshold}: {over}")
@@ -282,9 +290,11 @@ class Checker:
     def finished(self, s: State, events: list[msgspec.Struct], seed: bytes) -> None:
         if s.phase != "finished":
             _fail(s, "the game did not finish")
-        if self.tournament:
-            top = max(st.total for st in s.seats)
-            winners = [i for i, st in enumerate(s.seats) if st.total == top and top >= cards.TOURNAMENT_POINTS]
+        if len(s.playing) == 1:
+            winners = list(s.playing)
+        elif self.tournament:
+            top = max(s.seats[i].total for i in s.playing)
+            winners = [i for i in s.playing if s.seats[i].total == top and top >= cards.TOURNAMENT_POINTS]
         else:
             winners = [i for i, st in enumerate(s.seats) if score(st.points) >= cards.WINNING_POINTS]
         if winners != [s.winner]:
@@ -349,10 +359,12 @@ def play_checked(
     check: bool = True,
     mode: str = "standard",
     rules_version: int | None = None,
+    options: dict | None = None,
+    turn_timeouts: float = 0.0,
 ) -> Played:
     """Play a seeded bot game (under the current rules unless ``rules_version`` names another); fold every envelope
     into a shadow table and check it after each event."""
-    sim = new_game(KIND, seats, seed, game_id, bots, {"mode": mode}, rules_version)
+    sim = new_game(KIND, seats, seed, game_id, bots, {"mode": mode, **(options or {})}, rules_version)
     out = Played(sim)
     checker = Checker(seats, sim.game.state.config.mode)
     shadow: State = Game.new(KIND, game_id, sim.game.state.config, seed).state
@@ -377,6 +389,10 @@ def play_checked(
             by_server = (isinstance(event, ev.Accepted) and event.by_server) or (
                 isinstance(event, ev.Chosen) and event.how == "timeout"
             )
+            if isinstance(event, ev.TurnTimedOut) and (
+                before.turn_deadline_at is None or env.at < before.turn_deadline_at or env.actor != "server"
+            ):
+                raise InvariantError(f"seq {env.seq}: the server played a turn before its clock ran out")
             if by_server and (before.pending is None or env.at < before.pending.deadline_at or env.actor != "server"):
                 raise InvariantError(f"seq {env.seq}: the server answered before the deadline")
             checker.after_event(shadow, event)
@@ -391,7 +407,7 @@ def play_checked(
 
     for env in list(sim.envelopes):
         absorb(env)
-    for env in play(sim, bots, random.Random(rnd_seed), timeouts=timeouts):
+    for env in play(sim, bots, random.Random(rnd_seed), timeouts=timeouts, turn_timeouts=turn_timeouts):
         absorb(env)
     if check:
         checker.finished(shadow, out.events, seed)

@@ -150,9 +150,41 @@ def accepted(s: State, command: msgspec.Struct, seat: int | None) -> bool:
 
 @pytest.mark.parametrize("seats", SEATS)
 def test_legal_is_exact(seats):
-    rnd = random.Random(f"candidates:{seats}")
+    assert _exact(sample(seats), seats, random.Random(f"candidates:{seats}")) >= 30
+
+
+@lru_cache(maxsize=None)
+def clock_sample(seats: int) -> tuple[State, ...]:
+    """States of seeded games under a turn clock (two missed turns forfeit) once a seat has forfeited."""
+    out: list[State] = []
+    for g in range(4):
+        played = play_checked(
+            seats, bytes([seats, g, 7]) * 10 + b"cl", bots_for("mix", seats, random.Random(g)), g,
+            game_id=f"legal-clock-{seats}-{g}", keep_states=True, check=False,
+            options={"turn_seconds": 30, "forfeit_after": 2}, turn_timeouts=0.4,
+        )
+        out += [s for s in played.rest_states if any(st.forfeited for st in s.seats)][::7]
+    return tuple(out)
+
+
+@pytest.mark.parametrize("seats", [3, 5])
+def test_legal_is_exact_with_a_forfeited_seat(seats):
+    """A forfeited seat's legal is empty and decide refuses it all; no one may target it; the rest as ever."""
+    states = clock_sample(seats)
+    assert states
+    assert _exact(states, seats, random.Random(f"clock-candidates:{seats}")) >= 10
+    for s in states:
+        for seat, st in enumerate(s.seats):
+            if st.forfeited:
+                assert legal_commands(s, seat) == []
+            assert all(getattr(c, "target", None) not in [i for i, o in enumerate(s.seats) if o.forfeited]
+                       for c in legal_commands(s, seat))
+
+
+def _exact(states, seats: int, rnd: random.Random) -> int:
+    """Every listed command is accepted, every accepted candidate listed; the states and seats checked."""
     checked = 0
-    for s in sample(seats):
+    for s in states:
         for seat in [-1, *range(seats), seats, 7]:
             listed = legal_commands(s, seat)
             keys = [key(c) for c in listed]
@@ -169,7 +201,7 @@ def test_legal_is_exact(seats):
                 f"listed but not among the accepted candidates {sorted(set(keys) - ok, key=str)[:5]}"
             )
             checked += 1
-    assert checked >= 30
+    return checked
 
 
 @pytest.mark.parametrize("seats", SEATS)

@@ -111,11 +111,15 @@ def play_one(i: int) -> Checked:
     return play(i, rnd, names, jail, rounds_of(i))
 
 
-def play(i: int, rnd: random.Random, names: list[str], jail: str | None, rounds: int, timeouts: float = TIMEOUTS) -> Checked:
+def play(
+    i: int, rnd: random.Random, names: list[str], jail: str | None, rounds: int, timeouts: float = TIMEOUTS,
+    clock: dict | None = None, turn_timeouts: float = 0.0,
+) -> Checked:
     """Game ``i`` between the bots ``names`` (``jail``: their policy, ``None`` each one's default), to its end,
-    checked after every event; a wait is left to the server's deadline with chance ``timeouts``."""
+    checked after every event; a wait is left to the server's deadline with chance ``timeouts``, and with a turn
+    ``clock`` (options) a roll to the turn clock with chance ``turn_timeouts``."""
     bots = [BOTS[n](jail or ("auto" if n == "strategic" else None)) for n in names]
-    game = Checked(ev.MonopolyConfig(seats=len(names), max_rounds=rounds), seed_of(i))
+    game = Checked(ev.MonopolyConfig(seats=len(names), max_rounds=rounds, **(clock or {})), seed_of(i))
     at = AT
     for command, seat in setup_commands(names):
         game.send(command, seat, at)
@@ -127,6 +131,11 @@ def play(i: int, rnd: random.Random, names: list[str], jail: str | None, rounds:
         s = game.s
         if s.pending is not None and rnd.random() < timeouts:
             at = max(at, s.pending.deadline_at)
+            game.send(Timeout(), None, at)
+            continue
+        due = rules.turn_deadline(s) if turn_timeouts else None
+        if due is not None and rnd.random() < turn_timeouts:
+            at = max(at, due)
             game.send(Timeout(), None, at)
             continue
         move = next_actor(game.listed, s, bots, rnd, out_of_turn=True)
@@ -184,6 +193,20 @@ def test_thousands_of_bot_games_keep_every_invariant_after_every_event_and_repla
         f"\nmonopoly property games ({GAMES}, {took:.1f} s): {seen.total()} events, {seen['TurnEnded']} turns, {dict(ends)}"
     )
     print("  " + ", ".join(f"{k.__name__} {seen[k.__name__]}" for k in EXERCISED))
+
+
+def test_bot_games_with_a_turn_clock_keep_every_invariant_and_replay():
+    """The turn clock on (two missed turns forfeit), a share of rolls left to it: every event keeps the invariants,
+    the same commands through the engine give the same events, and the export re-decides; rolls time out and
+    players forfeit."""
+    seen: set[type] = set()
+    for i in range(3000, 3012):
+        rnd = random.Random(i)
+        names = [rnd.choice(("random", "strategic")) for _ in range(2 + i % 4)]
+        game = play(i, rnd, names, None, 30, clock={"turn_seconds": 20, "forfeit_after": 2}, turn_timeouts=0.2)
+        through_engine(i, game, exported=i % 4 == 0)
+        seen |= {type(e) for e in game.events}
+    assert {ev.TurnTimedOut, ev.SeatForfeited} <= seen
 
 
 def test_a_player_bankrupt_in_jail_out_of_turn_keeps_no_jail_state():

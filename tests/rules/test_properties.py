@@ -182,6 +182,29 @@ def test_seeded_games_keep_every_invariant(seats, throughput):
         assert not missing, f"{seats} seats, {GAMES} games never reached {missing}"
 
 
+CLOCK = {"turn_seconds": 30, "forfeit_after": 2}
+
+
+@pytest.mark.parametrize("seats", [2, 3, 5, 8])
+@pytest.mark.parametrize("mode", ["standard", "tournament"])
+def test_seeded_games_with_a_turn_clock_keep_every_invariant(seats, mode):
+    """The turn clock on (``turn_seconds``, two missed turns forfeit), a share of turns left to it: every event keeps
+    the invariants, the log folds back, a replay reproduces every event; turns time out and seats forfeit."""
+    seen: Counter[str] = Counter()
+    for g in range(12):
+        mix, timeouts = CONFIGS[g % len(CONFIGS)]
+        bots = bots_for(mix, seats, random.Random(f"clock:{seats}:{g}"))
+        seed = game_seed(seats, 30_000 + g)
+        kw = dict(timeouts=timeouts, game_id=f"clock-{seats}-{g}", mode=mode, options=CLOCK, turn_timeouts=0.25)
+        played = play_checked(seats, seed, bots, g, **kw)
+        assert fold_from_scratch(played).state == played.state
+        seen.update(type(e).__name__ for e in played.events)
+        if g % 4 == 0:
+            again = play_checked(seats, seed, bots, g, check=False, **kw)
+            assert again.sim.envelopes == played.sim.envelopes
+    assert seen["TurnTimedOut"] and seen["SeatForfeited"]
+
+
 @pytest.mark.parametrize("seats", [2, 5, 8])
 def test_games_under_rules_version_1_still_keep_every_invariant(seats):
     """Old games replay: bots playing under version 1 (the drawer never asked, swap three discarding first) keep every

@@ -4,6 +4,7 @@ from service.events.codec import Codec
 from service.events.free_parking import FreeParkingCommand, FreeParkingConfig, FreeParkingEvent
 
 from .audit import Log, secret_note, secret_seen_by, summary
+from .clock import turn_deadline
 from .decide import decide, run
 from .evolve import evolve
 from .legal import legal_commands
@@ -31,6 +32,7 @@ __all__ = [
     "secret_note",
     "secret_seen_by",
     "summary",
+    "turn_deadline",
     "status_of",
     "view",
 ]

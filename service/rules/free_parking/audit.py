@@ -167,6 +167,17 @@ def _(e: ev.TurnEnded, who: Who = seat_words) -> str:
 
 
 @summary.register
+def _(e: ev.TurnTimedOut, who: Who = seat_words) -> str:
+    played = f"discarded {e.card}, " if e.card else ""
+    return f"time ran out: {who(e.seat)}'s turn played by the server ({played}missed turn {e.missed} in a row)"
+
+
+@summary.register
+def _(e: ev.SeatForfeited, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} ({e.player.name}) forfeits after {e.missed} missed turns"
+
+
+@summary.register
 def _(e: ev.RoundEnded, who: Who = seat_words) -> str:
     scores = ", ".join(f"{who(i)} +{score} = {total}" for i, (score, total) in enumerate(zip(e.scores, e.totals, strict=True)))
     return f"round {e.round} ends: {who(e.seat)} reached 150 (+25 bonus); {scores}"
@@ -321,6 +332,13 @@ class Log:
             return f"{card_words(e.card)} {'cancelled' if e.cancelled else 'done'}"
         if isinstance(e, ev.TurnEnded):  # whoever began it: a trade of places may have seated another there since
             return f"{self.turn or n(e.seat)} ends the turn"
+        if isinstance(e, ev.TurnTimedOut):
+            missed = f"{e.missed} missed turn{'s' if e.missed != 1 else ''} in a row"
+            if e.card is None:
+                return f"time ran out on {n(e.seat)}'s turn ({missed})"
+            return f"time ran out: {n(e.seat)}'s turn was played for them: discarded {card_words(e.card)} ({missed})"
+        if isinstance(e, ev.SeatForfeited):
+            return f"{n(e.seat)} forfeits after {e.missed} missed turns"
         if isinstance(e, ev.GameWon):
             return f"{n(e.seat)} wins with {e.points} points"
         return summary(e, n)

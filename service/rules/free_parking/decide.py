@@ -18,7 +18,7 @@ from .. import batch, rng
 from ..close import closing
 from ..errors import RuleViolation
 from ..setup import created, seat_taken
-from . import actions, cards
+from . import actions, cards, clock
 from .evolve import evolve
 from .legal import swap_draws
 from .state import State
@@ -47,6 +47,8 @@ def run(state: State, command: msgspec.Struct, seat: int | None, at: int) -> tup
         raise RuleViolation("unknown_command", f"{type(command).__name__} is not a command of this game")
     if seat is not None and not 0 <= seat < state.n:  # else seat -1 would act with the last seat's hand
         raise RuleViolation("not_a_seat", f"There is no seat {seat} at this table", seat=seat)
+    if seat is not None and state.seats[seat].forfeited:
+        raise RuleViolation("forfeited", "You forfeited this game: you no longer play", seat=seat)
     batch = Batch(state, at)
     handler(batch, command, seat)
     return batch.events, batch.state
@@ -110,7 +112,7 @@ def _holding(s: State, seat: int, card: str, kind: str | None = None) -> None:
 
 
 def _opponent(s: State, seat: int, target: int) -> None:
-    if target == seat or not 0 <= target < s.n:
+    if target == seat or not 0 <= target < s.n or s.seats[target].forfeited:
         raise RuleViolation("invalid_target", f"Seat {target} is not an opponent at this table", target=target)
 
 
@@ -140,18 +142,18 @@ def _deal(b: Batch, round_: int, dealer: int) -> None:
     deck = rng.shuffle(s.rng_seed, f"deal:{round_}:playing", [c.id for c in cards.playing_deck(sets)])
     second = rng.shuffle(s.rng_seed, f"deal:{round_}:second_chance", [c.id for c in cards.second_chance_deck(sets)])
     hands: list[list[str]] = [[] for _ in range(s.n)]
-    order = [(dealer + k) % s.n for k in range(1, s.n + 1)]
+    order = [(dealer + k) % s.n for k in range(1, s.n + 1) if not s.seats[(dealer + k) % s.n].forfeited]
     for _ in range(cards.DEAL_SIZE):
         for seat in order:
             hands[seat].append(deck.pop(0))
     secret = ev.DealSecret(hands=tuple(tuple(h) for h in hands), deck=tuple(deck), second_chance=tuple(second))
     b.emit(ev.RoundDealt(round=round_, dealer=dealer, hand_size=cards.DEAL_SIZE, secret=secret))
-    _begin_turn(b, (dealer + 1) % s.n)
+    _begin_turn(b, clock.next_seat(s, dealer))
 
 
 def _begin_turn(b: Batch, seat: int) -> None:
     """A turn starts with the server drawing the player's hand up to six."""
-    b.emit(ev.TurnBegan(seat=seat, turn=b.state.turn + 1))
+    b.emit(ev.TurnBegan(seat=seat, turn=b.state.turn + 1, deadline_at=b.turn_deadline))
     _draw(b, seat, cards.HAND_SIZE - len(b.state.seats[seat].hand), "turn")
 
 
@@ -171,7 +173,7 @@ def _end_turn(b: Batch, after: int | None = None) -> None:
     """The turn passes to the next seat — or to ``after``, where a trade moved the player who was next."""
     seat = b.state.turn_seat
     b.emit(ev.TurnEnded(seat=seat))
-    _begin_turn(b, (seat + 1) % b.state.n if after is None else after)
+    _begin_turn(b, clock.next_seat(b.state, seat) if after is None else after)
 
 
 def _check_win(b: Batch, seat: int) -> None:
@@ -199,8 +201,8 @@ def _end_round(b: Batch, seat: int) -> None:
     scores = tuple(st.score + (cards.ROUND_BONUS if i == seat else 0) for i, st in enumerate(s.seats))
     totals = tuple(st.total + score for st, score in zip(s.seats, scores, strict=True))
     b.emit(ev.RoundEnded(round=s.round, seat=seat, scores=scores, totals=totals))
-    top = max(totals)
-    leaders = [i for i, total in enumerate(totals) if total == top]
+    top = max(totals[i] for i in s.playing)  # a forfeited seat keeps its total, but wins nothing
+    leaders = [i for i in s.playing if totals[i] == top]
     if top >= cards.TOURNAMENT_POINTS and len(leaders) == 1:
         _won(b, leaders[0], top)
     else:
@@ -377,7 +379,8 @@ def _timeout(b: Batch, c: Timeout, seat: int | None) -> None:
     _in_play(s)
     p = s.pending
     if p is None:
-        raise RuleViolation("nothing_pending", "No one is being waited for")
+        _turn_timeout(b)
+        return
     if b.at < p.deadline_at:
         raise RuleViolation("deadline_not_reached", "The deadline has not passed yet", deadline_at=p.deadline_at)
     if p.kind == "respond":
@@ -385,6 +388,18 @@ def _timeout(b: Batch, c: Timeout, seat: int | None) -> None:
     else:
         b.emit(ev.Chosen(seat=p.seat, choice=p.kind, value=p.options[0], how="timeout"))
     _resolve(b)
+
+
+def _turn_timeout(b: Batch) -> None:
+    """The turn clock ran out (``clock``): the turn is played for its seat, or the seat forfeits; then the turn
+    ends — or, one player left, that player wins (with their total in tournament mode)."""
+    clock.time_out_turn(b)
+    s = b.state
+    if len(s.playing) == 1:
+        last = s.playing[0]
+        _won(b, last, s.seats[last].total if s.config.mode == "tournament" else s.seats[last].score)
+    else:
+        _end_turn(b)
 
 
 def _close(b: Batch, c: Close, seat: int | None) -> None:
@@ -425,7 +440,7 @@ def _resolve(b: Batch) -> None:
 def _next_after_trade(s: State, a: Any) -> int | None:
     """"Play proceeds to the next person whose turn it would have been if you hadn't moved": when the drawer
     traded with the player on their left, that player — now in the drawer's old seat — plays next."""
-    nxt = (s.turn_seat + 1) % s.n
+    nxt = clock.next_seat(s, s.turn_seat)
     if a.kind == "trade_places" and not a.cancelled and a.target == nxt:
         return s.turn_seat
     return None

@@ -61,7 +61,7 @@ def _(e: ev.RoundDealt, s: State) -> State:
 
 @_apply.register
 def _(e: ev.TurnBegan, s: State) -> State:
-    return replace(s, turn=e.turn, turn_seat=e.seat, phase="main")
+    return replace(s, turn=e.turn, turn_seat=e.seat, phase="main", turn_deadline_at=e.deadline_at, timed_out=False)
 
 
 @_apply.register
@@ -83,8 +83,9 @@ def _(e: ev.DeckReshuffled, s: State) -> State:
 
 
 def _played(s: State, seat: int, *played: str, to_discard: bool = True) -> State:
-    """Cards leave a hand (to the discard pile, or into play) and the turn's main play is made."""
-    s = with_seat(s, seat, hand=without(s.seats[seat].hand, *played))
+    """Cards leave a hand (to the discard pile, or into play) and the turn's main play is made: the player played
+    themselves, so their missed turns start again from 0."""
+    s = with_seat(s, seat, hand=without(s.seats[seat].hand, *played), missed=0)
     if to_discard:
         s = replace(s, discard=s.discard + played)
     return s
@@ -98,7 +99,7 @@ def _(e: ev.MeterFed, s: State) -> State:
 
 @_apply.register
 def _(e: ev.ErrandRun, s: State) -> State:
-    s = with_seat(s, e.seat, hand=without(s.seats[e.seat].hand, e.card))
+    s = with_seat(s, e.seat, hand=without(s.seats[e.seat].hand, e.card), missed=0)
     if e.free_parking:
         s = _played(s, e.seat, e.free_parking)
     seat = s.seats[e.seat]
@@ -204,8 +205,8 @@ def _(e: ev.PointCardMoved, s: State) -> State:
 @_apply.register
 def _(e: ev.PlacesTraded, s: State) -> State:
     a, b = s.seats[e.seat], s.seats[e.other]
-    s = with_seat(s, e.seat, player=b.player, total=b.total)
-    return _step_done(with_seat(s, e.other, player=a.player, total=a.total))
+    s = with_seat(s, e.seat, player=b.player, total=b.total, missed=b.missed)
+    return _step_done(with_seat(s, e.other, player=a.player, total=a.total, missed=a.missed))
 
 
 @_apply.register
@@ -230,7 +231,26 @@ def _(e: ev.ActionResolved, s: State) -> State:
 
 @_apply.register
 def _(e: ev.TurnEnded, s: State) -> State:
-    return s
+    """A turn ended by its player with no main play (an empty hand) is still one they played themselves."""
+    if s.phase == "main" and not s.timed_out:
+        s = with_seat(s, e.seat, missed=0)
+    return replace(s, turn_deadline_at=None)
+
+
+@_apply.register
+def _(e: ev.TurnTimedOut, s: State) -> State:
+    """The server played the turn: the lowest card discarded (if any), the main play made, a missed turn counted."""
+    s = replace(with_seat(s, e.seat, missed=e.missed), timed_out=True, turn_deadline_at=None)
+    if e.card is None:
+        return s
+    s = with_seat(s, e.seat, hand=without(s.seats[e.seat].hand, e.card))
+    return replace(s, discard=s.discard + (e.card,), phase="after_main")
+
+
+@_apply.register
+def _(e: ev.SeatForfeited, s: State) -> State:
+    """Out of the game: the hand stays face down with the seat, out of play; Point cards and total stay as they are."""
+    return with_seat(s, e.seat, forfeited=True, missed=e.missed)
 
 
 @_apply.register

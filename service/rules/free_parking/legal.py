@@ -13,7 +13,7 @@ from .state import State
 
 
 def legal_commands(s: State, seat: int) -> list[msgspec.Struct]:
-    if s.phase not in ("main", "after_main") or not 0 <= seat < s.n:
+    if s.phase not in ("main", "after_main") or not 0 <= seat < s.n or s.seats[seat].forfeited:
         return []
     hand = s.seats[seat].hand
     p = s.pending

@@ -25,6 +25,10 @@ class SeatState(msgspec.Struct, frozen=True):
     hand: tuple[str, ...] = ()
     points: tuple[str, ...] = ()
     total: int = 0
+    missed: int = 0
+    """Turns in a row the turn clock ran out on (the player's, like ``total``); reset when they play themselves."""
+    forfeited: bool = False
+    """Out of the game after ``forfeit_after`` missed turns: its turns are skipped, it is no one's target."""
 
     @property
     def score(self) -> int:
@@ -76,6 +80,10 @@ class State(setup.Seeded, frozen=True):
     second_chance_reshuffles: int = 0
     action: Action | None = None
     pending: Pending | None = None
+    turn_deadline_at: int | None = None
+    """When the turn clock runs out on the turn in play (``TurnBegan``); none without a clock, or once played."""
+    timed_out: bool = False
+    """The server played this turn for its seat (``TurnTimedOut``)."""
     winner: int | None = None
     closed: Closed | None = None
     """Set when the server closed the game for nobody moving (``game_closed``): finished, with no winner."""
@@ -85,8 +93,13 @@ class State(setup.Seeded, frozen=True):
         return self.config.seats
 
     def opponents(self, seat: int) -> list[int]:
-        """Every other seat, clockwise from ``seat``'s left."""
-        return [(seat + k) % self.n for k in range(1, self.n)]
+        """Every other seat still in (not forfeited), clockwise from ``seat``'s left."""
+        return [o for o in ((seat + k) % self.n for k in range(1, self.n)) if not self.seats[o].forfeited]
+
+    @property
+    def playing(self) -> tuple[int, ...]:
+        """The seats still in the game (not forfeited), in seat order."""
+        return tuple(i for i, st in enumerate(self.seats) if not st.forfeited)
 
 
 RULES_VERSION = 2

@@ -17,6 +17,7 @@ from service.events.free_parking import FreeParkingClientCommand
 
 from ..close import Closed
 from . import actions, cards
+from .clock import turn_deadline
 from .legal import legal_commands
 from .state import State
 
@@ -33,6 +34,9 @@ class PlayerView(msgspec.Struct, kw_only=True):
     point_cards: list[Card]
     hand_size: int
     total: int = 0
+    missed: int = 0
+    """Turns in a row the turn clock ran out on (``forfeit_after`` of them and the seat forfeits)."""
+    forfeited: bool = False
     hand: list[Card] | None = None
 
 
@@ -88,6 +92,10 @@ class FreeParkingView(msgspec.Struct, kw_only=True):
     players: list[PlayerView]
     you: You | None
     pending: PendingView | None
+    turn_deadline_at: int | None = None
+    """When the turn clock runs out on the turn in play (option ``turn_seconds``): then the server plays it."""
+    forfeit_after: int | None = None
+    """With a turn clock: the missed turns in a row after which a seat forfeits."""
     decks: DecksView
     legal: list[FreeParkingClientCommand]
     winner: int | None
@@ -125,6 +133,8 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> FreeParkingView
             point_cards=_cards(st.points),
             hand_size=len(st.hand),
             total=st.total,
+            missed=st.missed,
+            forfeited=st.forfeited,
             hand=_cards(st.hand) if show_all else None,
         )
         for i, st in enumerate(s.seats)
@@ -144,6 +154,8 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> FreeParkingView
         players=players,
         you=You(hand=_cards(s.seats[seat].hand)) if own else None,  # type: ignore[index]
         pending=_pending(s),
+        turn_deadline_at=turn_deadline(s),
+        forfeit_after=s.config.forfeit_after if s.config.turn_seconds else None,
         decks=DecksView(
             playing=len(s.deck),
             discard=_cards(s.discard),

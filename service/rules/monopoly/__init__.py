@@ -5,6 +5,7 @@ from service.events.codec import Codec
 from service.events.monopoly import MonopolyCommand, MonopolyConfig, MonopolyEvent
 
 from .audit import Log, secret_note, secret_seen_by, summary
+from .clock import turn_deadline
 from .decide import KIND, decide, run
 from .evolve import evolve
 from .legal import legal_commands
@@ -32,5 +33,6 @@ __all__ = [
     "secret_seen_by",
     "status_of",
     "summary",
+    "turn_deadline",
     "view",
 ]

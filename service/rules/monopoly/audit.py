@@ -275,6 +275,17 @@ def _(e: ev.TurnEnded, who: Who = seat_words) -> str:
 
 
 @summary.register
+def _(e: ev.TurnTimedOut, who: Who = seat_words) -> str:
+    missed = f"{e.missed} missed turn{'s' if e.missed != 1 else ''} in a row"
+    return f"time ran out: {who(e.seat)}'s turn was played for them: the server rolls ({missed})"
+
+
+@summary.register
+def _(e: ev.SeatForfeited, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} forfeits after {e.missed} missed turns: bankrupt to the bank"
+
+
+@summary.register
 def _(e: ev.GameEnded, who: Who = seat_words) -> str:
     why = "the last player left" if e.reason == "last_player" else "the largest worth after the last round"
     worth = ", ".join(f"{who(i)} ${w}" for i, w in enumerate(e.worth))
@@ -336,7 +347,9 @@ class Log:
                 f" by {n(to)}" if e.why == "rejected" and to is not None else "")
         else:
             text = summary(e, n)
-        if timed_out:
+        if isinstance(e, ev.TurnTimedOut) and any(isinstance(x, ev.SeatForfeited) for x in following[:1]):
+            text = f"time ran out on {n(e.seat)}'s turn ({e.missed} missed turns in a row)"
+        elif timed_out and not isinstance(e, ev.TurnTimedOut):  # a turn's time out says so itself
             text = f"time ran out: {self._ran_out(e, following, text)}"
         self._track(e)
         self.seats.see(e)

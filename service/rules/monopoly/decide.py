@@ -20,7 +20,7 @@ from .. import rng
 from ..close import closing
 from ..errors import RuleViolation
 from ..setup import created, seat_taken
-from . import auctions, building, mortgages, trades, turn
+from . import auctions, building, clock, mortgages, trades, turn
 from .batch import Batch
 from .board import STARTING_CASH
 from .cards import CHANCE, CHEST
@@ -147,7 +147,7 @@ def _take_seat(b: Batch, c: TakeSeat, seat: int | None) -> None:
             chest=tuple(rng.shuffle(b.state.rng_seed, "deck:chest", [c.id for c in CHEST])),
         )
         b.emit(ev.GameStarted(cash=STARTING_CASH, secret=order))
-        b.emit(ev.TurnBegan(seat=0, round=1))
+        b.emit(ev.TurnBegan(seat=0, round=1, deadline_at=b.turn_deadline))
 
 
 # --- the server's timeout -------------------------------------------------------------------------
@@ -155,10 +155,14 @@ def _take_seat(b: Batch, c: TakeSeat, seat: int | None) -> None:
 
 def _timeout(b: Batch, c: Timeout, seat: int | None) -> None:
     """A wait's deadline passed: the server answers as the rules default — bankrupt a debtor, decline a purchase,
-    take the flat tax, close a claim window or an auction as it stands, expire a trade offer."""
+    take the flat tax, close a claim window or an auction as it stands, expire a trade offer; or the turn clock ran
+    out: roll for the player (``clock``)."""
     _server_only(seat)
     s = b.state
     p = s.pending
+    if clock.turn_deadline(s) is not None and (p is None or (not p.blocking and b.at < p.deadline_at)):
+        clock.time_out_turn(b)  # the roll's time ran out (a trade offer still open does not hold it up)
+        return
     if s.phase != "playing" or p is None:
         raise RuleViolation("nothing_pending", "The game waits on no one")
     if b.at < p.deadline_at:

@@ -79,7 +79,8 @@ def _(e: ev.GameStarted, s: State, seq: int) -> State:
 
 @_apply.register
 def _(e: ev.TurnBegan, s: State, seq: int) -> State:
-    return replace(s, turn_seat=e.seat, round=e.round, doubles=0, step="roll", again=False)
+    return replace(s, turn_seat=e.seat, round=e.round, doubles=0, step="roll", again=False,
+                   turn_deadline_at=e.deadline_at, timed_out=False)  # fmt: skip
 
 
 @_apply.register
@@ -87,6 +88,8 @@ def _(e: ev.DiceRolled, s: State, seq: int) -> State:
     s = replace(s, rolls=e.n)
     if e.purpose == "utility":
         return s
+    if not s.timed_out:  # the player rolled themselves: their missed turns start again from 0
+        s = _seat(s, e.seat, missed=0)
     double = e.dice[0] == e.dice[1]
     if e.purpose == "jail":
         return replace(s, last_dice=e.dice, dice_by=e.seat, dice_jailed=None, step="moving", again=False)
@@ -108,7 +111,7 @@ def _(e: ev.Moved, s: State, seq: int) -> State:
 
 @_apply.register
 def _(e: ev.RollAgain, s: State, seq: int) -> State:
-    return replace(s, step="roll", again=False)
+    return replace(s, step="roll", again=False, turn_deadline_at=e.deadline_at, timed_out=False)
 
 
 @_apply.register
@@ -125,7 +128,10 @@ def _(e: ev.JailRollFailed, s: State, seq: int) -> State:
 
 @_apply.register
 def _(e: ev.LeftJail, s: State, seq: int) -> State:
-    """A card used stays in hand until ``jail_card_returned`` puts it back in its deck, so it is never nowhere."""
+    """A card used stays in hand until ``jail_card_returned`` puts it back in its deck, so it is never nowhere. Paying
+    or using a card is the player's own doing: their missed turns start again from 0."""
+    if e.how in ("fine", "card"):
+        s = _seat(s, e.seat, missed=0)
     return _seat(s, e.seat, in_jail=False, jail_tries=0)
 
 
@@ -404,7 +410,12 @@ def _(e: ev.PropertyTransferred, s: State, seq: int) -> State:
 
 @_apply.register
 def _(e: ev.TurnEnded, s: State, seq: int) -> State:
-    return replace(s, step="roll", again=False, doubles=0, offer=None, interest_paid=())
+    return replace(s, step="roll", again=False, doubles=0, offer=None, interest_paid=(), turn_deadline_at=None)
+
+
+@_apply.register
+def _(e: ev.TurnTimedOut, s: State, seq: int) -> State:
+    return replace(_seat(s, e.seat, missed=e.missed), timed_out=True)
 
 
 @_apply.register

@@ -30,6 +30,8 @@ class SeatState(msgspec.Struct, frozen=True):
     jail_tries: int = 0
     jail_cards: tuple[str, ...] = ()
     bankrupt: bool = False
+    missed: int = 0
+    """Turns in a row the turn clock ran out on; reset when the player rolls (or leaves jail) themselves."""
 
 
 class Site(msgspec.Struct, frozen=True):
@@ -129,6 +131,10 @@ class State(setup.Seeded, frozen=True):
     """Dice rolls so far: roll ``n`` uses stream ``dice:<n>``."""
     doubles: int = 0
     """Doubles in a row this turn."""
+    turn_deadline_at: int | None = None
+    """When the turn clock runs out on the roll in hand (``TurnBegan``, ``RollAgain``); none without a clock."""
+    timed_out: bool = False
+    """The server rolled this roll for the player (``TurnTimedOut``)."""
     step: Literal["roll", "moving"] = "roll"
     """``roll``: the player whose turn it is rolls next; ``moving``: a move is being settled."""
     again: bool = False

@@ -247,7 +247,7 @@ def finish_move(b: Batch) -> None:
     s = b.state
     seat = s.turn_seat
     if s.again and not s.seats[seat].bankrupt and not s.seats[seat].in_jail:
-        b.emit(ev.RollAgain(seat=seat))
+        b.emit(ev.RollAgain(seat=seat, deadline_at=b.turn_deadline))
     else:
         end_turn(b)
 
@@ -266,7 +266,7 @@ def end_turn(b: Batch) -> None:
     if s.config.max_rounds is not None and round_ > s.config.max_rounds:
         end_game(b, "max_rounds")
         return
-    b.emit(ev.TurnBegan(seat=nxt, round=round_))
+    b.emit(ev.TurnBegan(seat=nxt, round=round_, deadline_at=b.turn_deadline))
 
 
 def end_game(b: Batch, reason: str) -> None:

@@ -14,6 +14,7 @@ from service.events.monopoly import Holdings, Lot, MonopolyClientCommand
 from ..close import Closed
 from .board import SQUARES
 from .legal import LegalForms, legal_commands, legal_forms, min_bid
+from .clock import turn_deadline
 from .state import State
 from .worth import final_worth
 
@@ -33,6 +34,8 @@ class SeatView(msgspec.Struct, kw_only=True):
     bankrupt: bool
     worth: int
     """Worth as the end of a timed game counts it."""
+    missed: int = 0
+    """Turns in a row the turn clock ran out on (``forfeit_after`` of them and the player forfeits)."""
 
 
 class SiteView(msgspec.Struct, kw_only=True):
@@ -136,6 +139,8 @@ class MonopolyView(msgspec.Struct, kw_only=True):
     debts: list[DebtView]
     trades: list[TradeView]
     pending: PendingView | None
+    turn_deadline_at: int | None = None
+    """When the turn clock runs out on the roll in hand (option ``turn_seconds``): then the server rolls."""
     legal: list[MonopolyClientCommand]
     legal_forms: LegalForms | None = None
     """The bounds of ``legal``'s open-ended commands (bids, build orders, claims, trade offers)."""
@@ -203,6 +208,7 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> MonopolyView:
             for t in s.trades
         ],
         pending=PendingView(seat=p.seat, seats=list(p.seats), kind=p.kind, deadline_at=p.deadline_at) if p else None,
+        turn_deadline_at=turn_deadline(s),
         legal=legal,  # type: ignore[arg-type]
         legal_forms=legal_forms(s, own, legal) if own is not None else None,
         winner=s.winner,
@@ -228,6 +234,7 @@ def _seat_view(s: State, i: int) -> SeatView:
         jail_cards=list(st.jail_cards),
         bankrupt=st.bankrupt,
         worth=0 if st.bankrupt else final_worth(s, i),
+        missed=st.missed,
     )
 
 

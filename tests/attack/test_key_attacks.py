@@ -1,0 +1,93 @@
+"""Signing keys attacked (service/api/signing.py, replays/receipts.py, docs/fairness.md "Keys").
+
+- **A retired key said to sign until the future.** ``retired_from`` checks only that ``not_after >= not_before``: a
+  retired-keys file (hand-written, or a typo of a digit) whose key "signed" until 2100 is served by ``GET /keys`` as
+  valid now, and the environment's key — the one that does sign — as valid only from 2100 on. Two keys valid at once,
+  and the one that signs outside its own window.
+- **One key_id twice.** The file may list a key twice with different windows; ``GET /keys`` serves both entries:
+  which validity is the key's is left to each verifier (``load_keys`` keeps the last, the page the last too).
+- **The environment's key beside a keyring file.** With ``FREE_PARKING_SIGNING_KEY`` set and a keyring file in the
+  keys folder (a deployment moved from the file to the environment), the file's current key stays listed with no
+  ``not_after`` — still signing, says ``GET /keys`` — while its private half lies in that file, and the environment's
+  key is listed as valid since 0 (the epoch): two keys "signing now", the retired one forever.
+- **A retired key's receipt from after its retirement.** ``replays verify --key`` checks a receipt's signature under
+  the listed key whatever the key's ``not_after``: a receipt whose signed ``at`` (the time of the log's last event at
+  its version) is after the key stopped signing cannot be honest, yet it counts, and refutes an honest log. A retired
+  private key that leaked (the case rotation exists for) can fail any game. (docs/fairness.md names this limit; the
+  receipt carries ``at``, so it can be checked.)
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import msgspec
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from service.api.signing import KeyringError, keyring_at, public_bytes
+from service.events.export import load
+from service.events.receipt import PublicKey, Signed, key_id_of, signed_bytes
+from tests.attack.conftest import ROOT
+
+GOLDEN = ROOT / "replays" / "golden" / "golden-fp-v2-3-combined-seeds.ndjson"
+ENV_KEY = "5a" * 32
+
+
+def retired(key: Ed25519PrivateKey, not_before: int, not_after: int) -> PublicKey:
+    raw = public_bytes(key)
+    return PublicKey(key_id=key_id_of(raw), public_key=raw.hex(), not_before=not_before, not_after=not_after)
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@pytest.mark.xfail(strict=True, reason="retired_from/keyring_at accept a not_after in the future: the retired key is "
+                   "listed valid now and the signing key only from then")
+def test_a_retired_key_said_to_sign_until_the_future_is_refused(tmp_path):
+    now = now_ms()
+    future = retired(Ed25519PrivateKey.generate(), 0, now + 100 * 365 * 86_400_000)
+    with pytest.raises(KeyringError):
+        ring = keyring_at(tmp_path, now, ENV_KEY, [future])
+        listed = {k.key_id: k for k in ring.keys}
+        pytest.fail(f"served: current not_before {listed[ring.key_id].not_before} (now {now}), retired until {future.not_after}")
+
+
+@pytest.mark.xfail(strict=True, reason="a key_id listed twice in the retired keys is served twice, with two validities")
+def test_a_key_listed_twice_among_the_retired_keys_is_refused(tmp_path):
+    now = now_ms()
+    key = Ed25519PrivateKey.generate()
+    with pytest.raises(KeyringError):
+        ring = keyring_at(tmp_path, now, ENV_KEY, [retired(key, 0, 10), retired(key, 5, now - 1)])
+        pytest.fail(f"served: {[(k.key_id, k.not_before, k.not_after) for k in ring.keys]}")
+
+
+@pytest.mark.xfail(strict=True, reason="with FREE_PARKING_SIGNING_KEY beside a keyring file, the file's key stays "
+                   "listed without not_after: GET /keys names two keys signing now")
+def test_the_environments_key_beside_a_keyring_file_leaves_one_key_signing_now(tmp_path):
+    now = now_ms()
+    keyring_at(tmp_path, now - 60_000)  # the deployment signed from this file first
+    ring = keyring_at(tmp_path, now, ENV_KEY)  # then moved the key to the environment
+    open_ended = [k.key_id for k in ring.keys if k.not_after is None]
+    assert open_ended == [ring.key_id], [(k.key_id, k.not_before, k.not_after) for k in ring.keys]
+
+
+@pytest.mark.xfail(strict=True, reason="replays verify --key does not hold a receipt to its key's not_after (a "
+                   "documented limit): a leaked retired key refutes an honest log")
+def test_a_receipt_a_retired_key_signed_after_its_retirement_does_not_refute_an_honest_log(tmp_path):
+    header, envelopes = load(GOLDEN.read_bytes())
+    old = Ed25519PrivateKey.generate()
+    last = envelopes[-1]
+    listing = {"keys": [msgspec.to_builtins(retired(old, 0, envelopes[0].at - 1))]}  # retired before the game began
+    (tmp_path / "keys.json").write_text(json.dumps(listing))
+    fields = {"game_id": header.game_id, "version": last.seq, "head": "ab" * 32, "at": last.at,
+              "key_id": listing["keys"][0]["key_id"]}  # the leaked key "vouches" for a history that never was
+    sig = old.sign(signed_bytes(msgspec.convert(fields, Signed))).hex()
+    (tmp_path / "forged.json").write_text(json.dumps([fields | {"sig": sig}]))
+    done = subprocess.run([sys.executable, "-m", "replays", "verify", str(GOLDEN), "--receipts", str(tmp_path / "forged.json"),
+                           "--key", str(tmp_path / "keys.json")], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert "REJECTED" not in done.stdout, done.stdout[-600:]

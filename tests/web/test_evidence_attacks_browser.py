@@ -1,0 +1,49 @@
+"""The page's "heads only move forward" check attacked by a hostile service (service/web/keeping.js, app.js).
+
+The check holds the *receipt* a view arrives with to the highest receipt vouched for when the read was sent; the
+view itself — its ``version``, its ``head``, the table drawn from it — is never held to that receipt. So a service
+that wants a player to see (and act on) an earlier state than the one it already signed answers the read with that
+earlier view and, in place of its genuine receipt:
+
+- **no receipt** (``"receipt": null``): ``receive`` returns at once, nothing is compared;
+- **a receipt of another game** (genuine, signed by the service): ``receive`` drops it for its ``game_id``;
+- **the latest receipt the page already holds** (genuine): the receipt is not behind, though the view is.
+
+In each, the page draws the earlier table and says nothing: no conflict, every check passed. (The existing test
+serves the earlier view *with its own* receipt, the one case the check sees.)
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.attack.reviewer_ports import _reviewer_ports  # noqa: F401  (fixture)
+from tests.web.test_browser import browser  # noqa: F401  (fixture)
+from tests.web.test_evidence_browser import api_view, kept, move, serve_view, solitaire_in_the_page
+
+pytestmark = pytest.mark.parametrize("live_kind", ["embedded"])
+
+
+@pytest.mark.xfail(strict=True, reason="keeping.js compares only the answer's receipt, never the view: an earlier view "
+                   "with no receipt, another game's, or the held one is drawn and not flagged")
+@pytest.mark.parametrize("disguise", ["no receipt", "another game's receipt", "the held receipt"])
+async def test_an_earlier_view_is_flagged_whatever_receipt_it_comes_with(live, browser, disguise):  # noqa: F811
+    page, game_id, token = await solitaire_in_the_page(browser, live)
+    early = await api_view(live, game_id, token)  # genuine: the service's word at an earlier version
+    for _ in range(2):
+        await move(page, live, game_id, token)
+    held = max((await kept(page, game_id))["receipts"], key=lambda r: r["version"])
+    assert held["version"] > early["version"]
+    if disguise == "no receipt":
+        receipt = None
+    elif disguise == "another game's receipt":
+        other = (await live.post("/games", json={"kind": "solitaire"})).json()["game_id"]
+        receipt = (await live.get(f"/games/{other}")).json()["receipt"]
+    else:
+        receipt = held
+    await serve_view(page, game_id, {**early, "receipt": receipt})  # the present goes back; the receipt hides it
+    await page.wait_for_selector(f'#table[data-version="{early["version"]}"]')  # the earlier table is drawn
+    await page.wait_for_timeout(1500)  # several polls, each answered with it
+    state = await page.get_attribute("#evidence", "data-state")
+    await page.unroute(f"**/games/{game_id}")
+    assert state == "conflict", f"an earlier view (version {early['version']}, behind {held['version']}) with {disguise}: {state}"

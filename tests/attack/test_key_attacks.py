@@ -15,6 +15,10 @@
   its version) is after the key stopped signing cannot be honest, yet it counts, and refutes an honest log. A retired
   private key that leaked (the case rotation exists for) can fail any game. (docs/fairness.md names this limit; the
   receipt carries ``at``, so it can be checked.)
+- **A retired-keys file anyone may write.** The keyring is made private when it is found readable by others; the
+  retired-keys file is read whatever its mode. It holds no secret, but it is the trust anchor ``GET /keys`` serves:
+  any local user who can write it adds a key of their own, and receipts they sign check out under the listing a
+  player saves with their receipts.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import msgspec
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from service.api.signing import KeyringError, keyring_at, public_bytes
+from service.api.signing import KeyringError, keyring_at, public_bytes, retired_from
 from service.events.export import load
 from service.events.receipt import PublicKey, Signed, key_id_of, signed_bytes
 from tests.attack.conftest import ROOT
@@ -91,3 +95,16 @@ def test_a_receipt_a_retired_key_signed_after_its_retirement_does_not_refute_an_
     done = subprocess.run([sys.executable, "-m", "replays", "verify", str(GOLDEN), "--receipts", str(tmp_path / "forged.json"),
                            "--key", str(tmp_path / "keys.json")], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert "REJECTED" not in done.stdout, done.stdout[-600:]
+
+
+@pytest.mark.xfail(strict=True, reason="retired_from reads a retired-keys file that group and others may write: "
+                   "anyone who can write it adds a key of theirs to GET /keys")
+def test_a_retired_keys_file_others_may_write_is_refused(tmp_path):
+    now = now_ms()
+    intruder = Ed25519PrivateKey.generate()  # a local user's own key, added to the file
+    path = tmp_path / "retired.json"
+    path.write_text(json.dumps({"keys": [msgspec.to_builtins(retired(intruder, 0, now - 1))]}))
+    path.chmod(0o666)
+    with pytest.raises(KeyringError):
+        listed = keyring_at(tmp_path / "keys", now, ENV_KEY, retired_from(path)).keys
+        pytest.fail(f"served: {[k.key_id for k in listed]}, the intruder's {key_id_of(public_bytes(intruder))} among them")

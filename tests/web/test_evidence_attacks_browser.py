@@ -71,3 +71,31 @@ async def test_two_signed_heads_of_one_version_stay_flagged_after_a_reload(live,
     both = [r for r in (await kept(page, game_id))["receipts"] if r["version"] == view["version"]]
     assert len({r["head"] for r in both}) == 2
     assert await page.get_attribute("#evidence", "data-conflict") == "two-heads", await page.inner_text("#evidence-verdict")
+
+
+FILL = """() => {   // earlier games' evidence, as a player of a dozen long Monopoly games has kept it, up to the quota
+  const receipt = { game_id: "g_0123456789abcdef", version: 1, head: "ab".repeat(32), at: 1796161459670,
+                    key_id: "0123456789abcdef", sig: "cd".repeat(64) };
+  const record = (n) => JSON.stringify({ game_id: `g_old${n}`, seat: 0, client_seed: null,
+                                         receipts: Array.from({ length: n }, (_, v) => ({ ...receipt, version: v })) });
+  let n = 0;
+  for (let size = 1200; size >= 1; size = Math.floor(size / 2)) {
+    for (;;) {
+      try { localStorage.setItem(`fp.evidence.g_old${n++}`, record(size)); } catch { break; }
+    }
+  }
+  return n;
+}"""
+
+
+@pytest.mark.xfail(strict=True, reason="keeping.js writes every receipt to localStorage with no bound and no handling of "
+                   "QuotaExceededError: once earlier games fill the quota, a new game's receipts are silently not kept")
+async def test_a_new_games_receipts_are_kept_when_earlier_games_filled_the_storage(live, browser):  # noqa: F811
+    page, game_id, token = await solitaire_in_the_page(browser, live)
+    assert await page.evaluate(FILL) > 10
+    version = await move(page, live, game_id, token)
+    await page.wait_for_timeout(1000)
+    record = await kept(page, game_id)
+    versions = {r["version"] for r in (record or {"receipts": []})["receipts"]}
+    assert version in versions, (version, sorted(versions), page.errors[:2])
+    assert page.errors == []

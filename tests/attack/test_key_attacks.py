@@ -15,6 +15,11 @@
   its version) is after the key stopped signing cannot be honest, yet it counts, and refutes an honest log. A retired
   private key that leaked (the case rotation exists for) can fail any game. (docs/fairness.md names this limit; the
   receipt carries ``at``, so it can be checked.)
+- **A key that signs everything.** Neither the keyring, nor the retired-keys file, nor ``replays verify --key``, nor
+  ``load_keys`` looks at a public key beyond its id: the identity point (``01`` then 31 zero bytes, a key of order 1,
+  "junk" in a hand-edited file) is listed by ``GET /keys``, and under it the signature ``R = identity, S = 0``
+  checks out for *every* message (OpenSSL's Ed25519 does not refuse small-order keys). Anyone — a player, not only
+  the operator — can then make receipts that "the service signed": a refutation of any honest log.
 - **A retired-keys file anyone may write.** The keyring is made private when it is found readable by others; the
   retired-keys file is read whatever its mode. It holds no secret, but it is the trust anchor ``GET /keys`` serves:
   any local user who can write it adds a key of their own, and receipts they sign check out under the listing a
@@ -108,3 +113,30 @@ def test_a_retired_keys_file_others_may_write_is_refused(tmp_path):
     with pytest.raises(KeyringError):
         listed = keyring_at(tmp_path / "keys", now, ENV_KEY, retired_from(path)).keys
         pytest.fail(f"served: {[k.key_id for k in listed]}, the intruder's {key_id_of(public_bytes(intruder))} among them")
+
+
+IDENTITY = "01" + "00" * 31  # the neutral point: [h]A is the identity for every h
+FORGED_SIG = IDENTITY + "00" * 32  # R = identity, S = 0: [0]B == R + [h]A for every message
+
+
+@pytest.mark.xfail(strict=True, reason="only the key_id is checked: a small-order public key (the identity point) in "
+                   "the retired keys is listed by GET /keys")
+def test_a_small_order_public_key_among_the_retired_keys_is_refused(tmp_path):
+    junk = PublicKey(key_id=key_id_of(bytes.fromhex(IDENTITY)), public_key=IDENTITY, not_before=0, not_after=1)
+    with pytest.raises(KeyringError):
+        ring = keyring_at(tmp_path, now_ms(), ENV_KEY, [junk])
+        pytest.fail(f"served: {[(k.key_id, k.public_key[:8]) for k in ring.keys]}")
+
+
+@pytest.mark.xfail(strict=True, reason="replays verify --key accepts a small-order key: a receipt anyone makes, with "
+                   "no private key at all, checks out and refutes an honest log")
+def test_a_receipt_anyone_can_make_under_a_small_order_key_does_not_refute_an_honest_log(tmp_path):
+    header, envelopes = load(GOLDEN.read_bytes())
+    key_id = key_id_of(bytes.fromhex(IDENTITY))
+    (tmp_path / "keys.json").write_text(json.dumps({"keys": [{"key_id": key_id, "public_key": IDENTITY, "not_before": 0}]}))
+    last = envelopes[-1]
+    forged = {"game_id": header.game_id, "version": last.seq, "head": "ab" * 32, "at": last.at, "key_id": key_id, "sig": FORGED_SIG}
+    (tmp_path / "forged.json").write_text(json.dumps([forged]))
+    done = subprocess.run([sys.executable, "-m", "replays", "verify", str(GOLDEN), "--receipts", str(tmp_path / "forged.json"),
+                           "--key", str(tmp_path / "keys.json")], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert "REJECTED" not in done.stdout, done.stdout[-600:]

@@ -99,3 +99,32 @@ async def test_a_new_games_receipts_are_kept_when_earlier_games_filled_the_stora
     versions = {r["version"] for r in (record or {"receipts": []})["receipts"]}
     assert version in versions, (version, sorted(versions), page.errors[:2])
     assert page.errors == []
+
+
+@pytest.mark.xfail(strict=True, reason="keeping.js sets sig.missing when GET /keys fails once and never clears it: "
+                   "after one network blip the panel says the signature check could not run for the rest of the game")
+async def test_one_failed_read_of_the_keys_does_not_leave_the_signature_check_off(live, browser):  # noqa: F811
+    from tests.web.test_browser import open_page, register
+
+    page = await open_page(browser, live)
+    failed = []
+
+    async def blip(route):  # the first read of the keys is lost on the way (a flaky connection), later ones answer
+        if not failed:
+            failed.append(route.request.url)
+            await route.abort()
+        else:
+            await route.continue_()
+
+    await page.route("**/keys", blip)
+    token = await register(page, "Ann")
+    await page.select_option("#create-form select[name=kind]", "solitaire")
+    await page.click("#create-form button[type=submit]")
+    await page.wait_for_selector("#table .grid .cell")
+    game_id = page.url.rsplit("/", 1)[-1]
+    for _ in range(2):
+        await move(page, live, game_id, token)
+    await page.wait_for_timeout(1000)
+    assert failed, "the blip never happened"
+    text = await page.inner_text("#evidence-signatures")
+    assert await page.get_attribute("#evidence", "data-signatures") == "ok", text

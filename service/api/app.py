@@ -57,7 +57,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
     docs.install(app)
     app.ctx.openapi = spec()
     app.config.OAS_CUSTOM_FILE = _spec_file(app.ctx.openapi)
-    Extend(app, config={"cors": False, "http_auto_head": False, "http_auto_options": False, "injection": False})
+    Extend(app, config={"cors": False, "http_auto_head": True, "http_auto_options": False, "injection": False})
     # sanic-ext (pinned below 25, see pyproject.toml) still passes the loop to its listeners: nothing of ours does.
     # After the app is made: Sanic's config puts its own filter for its deprecations first
     warnings.filterwarnings("ignore", message=r".*Passing the loop argument to listeners is deprecated", category=DeprecationWarning)

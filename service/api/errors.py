@@ -145,6 +145,20 @@ def install(app: Sanic) -> None:
         response.headers["allow"] = ", ".join(allowed)  # RFC 9110: a 405 says what is allowed
         return response
 
+    @app.exception(sx.ServiceUnavailable)
+    async def _timeout(request: Request, e: Exception) -> HTTPResponse:
+        """Sanic's response timeout: a body that stopped arriving is the client's (408); a handler that took too
+        long is the service's, said as such (503, retry), never a 500 "bug"."""
+        expected = request.headers.get("content-length", "")
+        if expected.isdigit() and len(request.body or b"") < int(expected):
+            log.info("request timeout: the body of %s %s stopped arriving", request.method, request.path)
+            return error_response(408, "request_timeout", "The request's body did not arrive whole in time; send it again")
+        log.warning("response timeout on %s %s", request.method, request.path)
+        response = error_response(503, "response_timeout", "The service took too long to answer; retry shortly",
+                                  {"retry_after": BUSY_RETRY_AFTER})
+        response.headers["retry-after"] = str(BUSY_RETRY_AFTER)
+        return response
+
     @app.exception(sx.SanicException)
     async def _sanic(request: Request, e: sx.SanicException) -> HTTPResponse:
         status = getattr(e, "status_code", 400) or 400

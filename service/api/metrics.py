@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import AsyncIterator, Iterable
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -57,10 +58,24 @@ class StoreFigures(Collector):
         return [games, lag]
 
 
+def forget_dead_workers(folder: str) -> None:
+    """A worker killed with streams open left its live gauge's file behind: drop the files of every process that is
+    gone, so the open streams count only the living (prometheus-client leaves that to the caller)."""
+    pids = {int(m.group(1)) for name in os.listdir(folder) if (m := re.match(r"^gauge_live\w*_(\d+)\.db$", name))}
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            multiprocess.mark_process_dead(pid, folder)
+        except PermissionError:
+            pass  # alive, another user's
+
+
 def exposition(games: dict[str, int], lag: dict[int, int]) -> bytes:
     """The text format of every worker's metrics (one process's, when it serves alone) and the store's figures."""
     registry = CollectorRegistry()
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if folder := os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        forget_dead_workers(folder)
         multiprocess.MultiProcessCollector(registry)
         own = generate_latest(registry)
     else:

@@ -23,6 +23,7 @@ access = logging.getLogger("free_parking.access")
 REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 """A caller's own ``X-Request-Id`` is kept when it looks like one (a proxy's); anything else gets an id of ours."""
 _json = msgspec.json.Encoder()
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
 def install(app: Sanic, access_log: bool) -> None:
@@ -37,7 +38,7 @@ def install(app: Sanic, access_log: bool) -> None:
     @app.on_request(priority=1000)
     async def _arrived(request: Request) -> None:
         given = request.headers.get("x-request-id", "")
-        request.ctx.request_id = given if REQUEST_ID.match(given) else secrets.token_hex(8)
+        request.ctx.request_id = given if REQUEST_ID.fullmatch(given) else secrets.token_hex(8)
         request.ctx.arrived = time.perf_counter()
 
     @app.on_response(priority=1000)
@@ -53,8 +54,9 @@ def install(app: Sanic, access_log: bool) -> None:
             metrics.COMMANDS.labels(*command, code).inc()
         seconds = time.perf_counter() - getattr(request.ctx, "arrived", time.perf_counter())
         route = "/" + request.route.path if request.route else "unmatched"  # a route's pattern, never the raw path
-        metrics.REQUESTS.labels(request.method, route).observe(seconds)
-        metrics.RESPONSES.labels(request.method, route, str(response.status)).inc()
+        method = request.method if request.method in METHODS else "other"  # a made-up method is no series of its own
+        metrics.REQUESTS.labels(method, route).observe(seconds)
+        metrics.RESPONSES.labels(method, route, str(response.status)).inc()
         if access_log:
             access.info(_json.encode({
                 "at": round(time.time(), 3), "request_id": request_id, "method": request.method, "path": request.path,
@@ -94,10 +96,10 @@ async def ready(request: Request) -> HTTPResponse:
     """Ready when the store answers and the projectors are within ``--ready-lag`` entries of the logs; ``/healthz``
     says only that the worker is alive."""
     store, bound = request.app.ctx.store, request.app.ctx.settings.ready_lag
-    up = await store.ping()
     try:
+        up = await store.ping()
         behind = sum((await projector_lag(store)).values()) if up else -1
-    except StoreUnavailable:
+    except StoreUnavailable:  # busy too: a worker whose every store connection is taken is no worker to send more
         up, behind = False, -1
     ok = up and 0 <= behind <= bound
     body = s.Readiness(ok, up, behind, bound)

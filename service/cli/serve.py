@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import logging
 import os
+import shutil
 import sys
 import tempfile
 from functools import partial
@@ -186,11 +187,16 @@ def main(args: argparse.Namespace) -> int:
         return 2
     _logging()
     os.environ.update(settings.to_env())  # workers build their app from the environment
-    if settings.workers > 1:  # every worker's counters in one folder, added up at each scrape (service/api/metrics.py)
-        os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", _metrics_folder())
+    made = None
+    if settings.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        # every worker's counters in one folder, added up at each scrape (service/api/metrics.py); ours to remove
+        made = os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_folder()
     try:
         _serve(settings)
     except StartupRefused as e:
         print(f"free-parking: not started: {e}", file=sys.stderr)
         return 2
+    finally:
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
     return 0

@@ -277,8 +277,8 @@ async def test_an_unknown_game_is_404_everywhere(api, table):
         assert "g_nope" in str(error) or method == "GET"
     assert_error(await api.get("/no/such/route"), 404, "not_found")
     r = await api.delete("/games")
-    assert assert_error(r, 405, "method_not_allowed")["detail"] == {"allowed": ["GET", "POST"]}
-    assert r.headers["allow"] == "GET, POST"  # RFC 9110: a 405 names what is allowed
+    assert assert_error(r, 405, "method_not_allowed")["detail"] == {"allowed": ["GET", "HEAD", "POST"]}
+    assert r.headers["allow"] == "GET, HEAD, POST"  # RFC 9110: a 405 names what is allowed
 
 
 async def test_tokens_missing_malformed_or_unknown_are_401_and_append_nothing(api, table):

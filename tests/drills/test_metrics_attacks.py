@@ -31,8 +31,6 @@ async def open_streams(service) -> float:
     return sum(s.value for f in text_string_to_metric_families(r.text) for s in f.samples if s.name == "free_parking_sse_streams")
 
 
-@pytest.mark.xfail(strict=True, reason="no mark_process_dead: a killed worker's livesum gauge of open streams is added "
-                   "to every later scrape")
 async def test_a_killed_workers_streams_are_not_counted_open_after_it_died(servers, services):  # noqa: F811
     service = services(servers(), workers=2)
     workers = service.workers()

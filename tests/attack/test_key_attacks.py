@@ -60,8 +60,6 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-@pytest.mark.xfail(strict=True, reason="retired_from/keyring_at accept a not_after in the future: the retired key is "
-                   "listed valid now and the signing key only from then")
 def test_a_retired_key_said_to_sign_until_the_future_is_refused(tmp_path):
     now = now_ms()
     future = retired(Ed25519PrivateKey.generate(), 0, now + 100 * 365 * 86_400_000)
@@ -71,7 +69,6 @@ def test_a_retired_key_said_to_sign_until_the_future_is_refused(tmp_path):
         pytest.fail(f"served: current not_before {listed[ring.key_id].not_before} (now {now}), retired until {future.not_after}")
 
 
-@pytest.mark.xfail(strict=True, reason="a key_id listed twice in the retired keys is served twice, with two validities")
 def test_a_key_listed_twice_among_the_retired_keys_is_refused(tmp_path):
     now = now_ms()
     key = Ed25519PrivateKey.generate()
@@ -80,8 +77,6 @@ def test_a_key_listed_twice_among_the_retired_keys_is_refused(tmp_path):
         pytest.fail(f"served: {[(k.key_id, k.not_before, k.not_after) for k in ring.keys]}")
 
 
-@pytest.mark.xfail(strict=True, reason="with FREE_PARKING_SIGNING_KEY beside a keyring file, the file's key stays "
-                   "listed without not_after: GET /keys names two keys signing now")
 def test_the_environments_key_beside_a_keyring_file_leaves_one_key_signing_now(tmp_path):
     now = now_ms()
     keyring_at(tmp_path, now - 60_000)  # the deployment signed from this file first
@@ -107,8 +102,6 @@ def test_a_receipt_a_retired_key_signed_after_its_retirement_does_not_refute_an_
     assert "REJECTED" not in done.stdout, done.stdout[-600:]
 
 
-@pytest.mark.xfail(strict=True, reason="retired_from reads a retired-keys file that group and others may write: "
-                   "anyone who can write it adds a key of theirs to GET /keys")
 def test_a_retired_keys_file_others_may_write_is_refused(tmp_path):
     now = now_ms()
     intruder = Ed25519PrivateKey.generate()  # a local user's own key, added to the file
@@ -124,8 +117,6 @@ IDENTITY = "01" + "00" * 31  # the neutral point: [h]A is the identity for every
 FORGED_SIG = IDENTITY + "00" * 32  # R = identity, S = 0: [0]B == R + [h]A for every message
 
 
-@pytest.mark.xfail(strict=True, reason="only the key_id is checked: a small-order public key (the identity point) in "
-                   "the retired keys is listed by GET /keys")
 def test_a_small_order_public_key_among_the_retired_keys_is_refused(tmp_path):
     junk = PublicKey(key_id=key_id_of(bytes.fromhex(IDENTITY)), public_key=IDENTITY, not_before=0, not_after=1)
     with pytest.raises(KeyringError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import stat
+import time
 
 import msgspec
 import pytest
@@ -80,13 +81,14 @@ def retired_file(tmp_path, listing: bytes, until: int | None):
 
 async def test_a_key_given_in_the_environment_is_rotated_by_listing_the_old_one_as_retired(store_kind, tmp_path):
     old_listing, old = await started(make_settings(store_kind, tmp_path / "a", signing_key=SIGNING_KEY))
-    retired = retired_file(tmp_path, old_listing, until=1_700_000_000_000)
+    until = time.time_ns() // 1_000_000  # retired after it signed: what it signed is within its window
+    retired = retired_file(tmp_path, old_listing, until=until)
     # every host: the new key in FREE_PARKING_SIGNING_KEY, the old one in FREE_PARKING_RETIRED_KEYS
     listing, new = await started(make_settings(store_kind, tmp_path / "b", signing_key=NEW_KEY, retired_keys=retired))
     listed = {k["key_id"]: k for k in msgspec.json.decode(listing)["keys"]}
     assert set(listed) == {old["key_id"], new["key_id"]} and new["key_id"] != old["key_id"]
-    assert listed[old["key_id"]]["not_after"] == 1_700_000_000_000
-    assert listed[new["key_id"]]["not_before"] == 1_700_000_000_000 and "not_after" not in listed[new["key_id"]]
+    assert listed[old["key_id"]]["not_after"] == until
+    assert listed[new["key_id"]]["not_before"] == until and "not_after" not in listed[new["key_id"]]
     keys = load_keys([listing])  # what the old key signed still checks from the listing alone
     assert all(signature_ok(r, keys) for r in load_receipts(msgspec.json.encode([old, new])))
     # the same settings on another host list the very same keys
@@ -154,3 +156,21 @@ def test_the_file_key_closed_beside_the_environments_key_stays_closed_at_the_sam
     first = keyring_at(tmp_path, 2_000, "5a" * 32).keys
     assert keyring_at(tmp_path, 3_000, "5a" * 32).keys == first  # every later start, every worker: one listing
     assert [(k.not_before, k.not_after) for k in first] == [(1_000, 2_000), (2_000, None)]
+
+
+def test_load_keys_refuses_a_small_order_key_or_one_listed_twice_and_keeps_the_earliest_not_after(store_kind):
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from replays.receipts import ReceiptsUnreadable
+    from service.api.signing import public_bytes
+    from service.events.receipt import key_id_of
+
+    for text in SMALL_ORDER + NON_CANONICAL:
+        with pytest.raises(ReceiptsUnreadable):
+            load_keys([text])
+    raw = public_bytes(Ed25519PrivateKey.generate())
+    entry = {"key_id": key_id_of(raw), "public_key": raw.hex(), "not_before": 0}
+    with pytest.raises(ReceiptsUnreadable):
+        load_keys([msgspec.json.encode({"keys": [entry, entry | {"not_after": 5}]})])
+    keys = load_keys([msgspec.json.encode({"keys": [entry]}), msgspec.json.encode({"keys": [entry | {"not_after": 5}]})])
+    assert keys.windows[entry["key_id"]] == (0, 5)  # a listing saved after its retirement: trusted no further

@@ -29,7 +29,7 @@ from service.rules.free_parking.bundle import is_bundle, load_bundle, ranking_cs
 from service.events.receipt import Receipt
 
 from .bundle import BundleVerdict, audit, verify_bundle
-from .receipts import Keys, ReceiptsUnreadable, load_keys, load_receipts
+from .receipts import Keys, ReceiptsUnreadable, load_keys, read_receipts
 from .receipts import check as check_receipts
 from .verify import receipts_part
 from .verify import verify
@@ -57,6 +57,8 @@ def _verify(args: argparse.Namespace) -> int:
     except (OSError, ReceiptsUnreadable) as e:
         console.print(f"UNREADABLE receipts or keys: {e}", markup=False)
         return 2
+    for note in args.notes:  # said first: what follows is the verdict on the rest
+        console.print(f"set aside from the receipts: {note}", markup=False)
     failed = 0
     bundles = any(map(_starts_bundle, files))
     with _progress(disable=(len(files) < 20 and not bundles) or args.quiet) as bar:
@@ -79,15 +81,19 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _evidence(args: argparse.Namespace) -> tuple[list[Receipt] | None, Keys | None]:
-    """The receipts of every ``--receipts`` file, merged, and the ``--key`` public keys (each hex, or a file)."""
+    """The receipts of every ``--receipts`` file, merged, and the ``--key`` public keys (each hex, or a file). An item
+    that is not a receipt is set aside, with a note in ``args.notes`` naming it; a file of none is refused."""
     receipts = None
+    args.notes = []
     if getattr(args, "receipts", None):
         receipts = []
         for path in args.receipts:
-            found = load_receipts(Path(path).read_bytes())
+            found, notes = read_receipts(Path(path).read_bytes())
             if not found:
-                raise ReceiptsUnreadable(f"{path} holds no receipt (a file of a service that signs nothing, or empty)")
+                why = f" ({notes[0]})" if notes else ""
+                raise ReceiptsUnreadable(f"{path} holds no receipt (a file of a service that signs nothing, or empty){why}")
             receipts += found
+            args.notes += [f"{path}: {note}" for note in notes]
     keys = None
     if getattr(args, "key", None):
         keys = load_keys(Path(k).read_bytes() if Path(k).is_file() else k for k in args.key)

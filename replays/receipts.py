@@ -4,7 +4,9 @@ A receipt signs ``(game_id, version, head, at)`` with the service's Ed25519 key.
 seed, every command re-decided — may still be a history rebuilt after the seed was revealed; one honest receipt
 issued after the fork disagrees with it at its version. So for each receipt of the log's game: its signature checks
 out under a key given (``--key``: a public key's 64 hex digits, or the JSON of ``GET /keys``), the log reaches its
-version, and the log's envelope there has its head and time. Receipts come as a JSON list, one JSON object a line, or
+version, and the log's envelope there has its head and time. A receipt whose ``at`` is after its key's ``not_after``
+is set aside like a bad signature: the key had stopped signing before that version existed, so only a leaked retired
+key could have made it. Keys of small order (which "sign" every message) are refused. Receipts come as a JSON list, one JSON object a line, or
 anything the service answered with a ``receipt`` in it (a view, a command answer, an export's header): several
 players' files merge by being given together.
 """
@@ -19,9 +21,27 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from service.events.envelope import GENESIS, Envelope
-from service.events.receipt import PublicKey, Receipt, key_id_of, signed_bytes
+from service.events.receipt import PublicKey, Receipt, key_id_of, signed_bytes, sound_public_key
 
-Keys = dict[str, Ed25519PublicKey]
+
+class Keys(dict[str, Ed25519PublicKey]):
+    """Public keys by key_id, and each one's ``windows`` (not_before, not_after) as a listing gave it (a bare hex key
+    has none: ``(0, None)``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.windows: dict[str, tuple[int, int | None]] = {}
+
+    def add(self, public: bytes, not_before: int = 0, not_after: int | None = None) -> None:
+        """One key more. Given by two listings (one saved before its retirement, one after), it keeps the earliest
+        ``not_after``: a key some listing says stopped signing is not trusted past then."""
+        key_id = key_id_of(public)
+        if not sound_public_key(public):
+            raise ReceiptsUnreadable(f"key {key_id} is no Ed25519 public key (of small order, or not canonically "
+                                     "encoded): under it anyone can make a receipt that checks out")
+        ends = [t for t in (not_after, self.windows.get(key_id, (0, None))[1]) if t is not None]
+        self[key_id] = Ed25519PublicKey.from_public_bytes(public)
+        self.windows[key_id] = (not_before, min(ends) if ends else None)
 
 
 class ReceiptsUnreadable(ValueError):
@@ -50,8 +70,18 @@ def _items(data: bytes) -> list[Any]:
 
 
 def load_receipts(data: bytes) -> list[Receipt]:
-    """Every receipt in ``data``: bare receipts, or objects that carry one as ``receipt`` (views, answers, headers)."""
-    out = []
+    """Every receipt in ``data``, refusing the file for one item that is not one (``read_receipts`` sets it aside)."""
+    receipts, notes = read_receipts(data)
+    if notes:
+        raise ReceiptsUnreadable(notes[0])
+    return receipts
+
+
+def read_receipts(data: bytes) -> tuple[list[Receipt], list[str]]:
+    """Every receipt in ``data`` (bare receipts, or objects that carry one as ``receipt``: views, answers, headers), and
+    a note for each item that is not one. Such an item is set aside, not the file refused: the page keeps what a
+    service answered, and one item a service made malformed must not hide the genuine receipts beside it."""
+    out, notes = [], []
     for n, item in enumerate(_items(data), start=1):
         if isinstance(item, dict) and "sig" not in item and isinstance(item.get("receipt"), dict):
             item = item["receipt"]
@@ -60,41 +90,52 @@ def load_receipts(data: bytes) -> list[Receipt]:
         try:
             out.append(msgspec.convert(item, Receipt))
         except msgspec.ValidationError as e:
-            raise ReceiptsUnreadable(f"item {n} is not a receipt: {e}") from None
-    return out
+            notes.append(f"item {n} is not a receipt: {e}")
+    return out, notes
 
 
 def load_keys(texts: Iterable[str | bytes]) -> Keys:
     """Public keys by key_id: each text a key's 64 hex digits, or the JSON of ``GET /keys`` (or a list of its keys)."""
-    keys: Keys = {}
+    keys = Keys()
     for text in texts:
         raw = text.strip() if isinstance(text, bytes) else text.strip().encode()
         if len(raw) == 64 and all(c in b"0123456789abcdefABCDEF" for c in raw):
-            public = bytes.fromhex(raw.decode())
-            keys[key_id_of(public)] = Ed25519PublicKey.from_public_bytes(public)
+            keys.add(bytes.fromhex(raw.decode()))
             continue
         try:
             listed = msgspec.json.decode(raw)
-            entries = listed["keys"] if isinstance(listed, dict) else listed
-            for entry in msgspec.convert(entries, list[PublicKey]):
+            entries = msgspec.convert(listed["keys"] if isinstance(listed, dict) else listed, list[PublicKey])
+            ids = [e.key_id for e in entries]
+            if twice := sorted({i for i in ids if ids.count(i) > 1}):  # one listing, two windows: which is the key's?
+                raise ReceiptsUnreadable(f"key {', '.join(twice)} is listed twice (the service lists each key once)")
+            for entry in entries:
                 public = bytes.fromhex(entry.public_key)
                 if key_id_of(public) != entry.key_id:
                     raise ReceiptsUnreadable(f"key {entry.key_id} is not the id of its public key ({key_id_of(public)})")
-                keys[entry.key_id] = Ed25519PublicKey.from_public_bytes(public)
+                keys.add(public, entry.not_before, entry.not_after)
         except (msgspec.DecodeError, msgspec.ValidationError, KeyError, TypeError, RecursionError) as e:
             raise ReceiptsUnreadable(f"not a public key (64 hex digits) nor the keys of GET /keys: {e}") from None
     return keys
 
 
-def signature_ok(receipt: Receipt, keys: Keys) -> bool:
+def signature_ok(receipt: Receipt, keys: Keys, *, in_window: bool = True) -> bool:
+    """Whether ``receipt`` counts: its signature checks out under its key, and its version's ``at`` is not after the
+    key's ``not_after``. (Not held to ``not_before``: a key signs every version read while it is current, one whose
+    last event came before a rotation too.) ``in_window=False``: the signature alone."""
     key = keys.get(receipt.key_id)
-    if key is None:
+    if key is None or (in_window and late(receipt, keys)):
         return False
     try:
         key.verify(bytes.fromhex(receipt.sig), signed_bytes(receipt))
     except InvalidSignature:
         return False
     return True
+
+
+def late(receipt: Receipt, keys: Keys) -> bool:
+    """Whether ``receipt`` vouches for a version whose last event came after its key stopped signing."""
+    until = getattr(keys, "windows", {}).get(receipt.key_id, (0, None))[1]
+    return until is not None and receipt.at > until
 
 
 class Disagreement(msgspec.Struct, frozen=True):
@@ -122,14 +163,15 @@ def disagreement(receipt: Receipt, envelopes: list[Envelope]) -> Disagreement | 
 
 class ReceiptReport(msgspec.Struct, kw_only=True):
     """How a log fared against receipts: ``checked`` of this game (each signature checked when ``signatures``), the
-    versions of those ``set_aside`` (a signature that does not check out, or a key not given: they prove nothing, for
-    the log or against it), and the first ``disagreement`` of one that counts, by version."""
+    versions of those ``set_aside`` (a signature that does not check out, a key not given, or a version after its key's
+    ``not_after``, those also in ``late``: they prove nothing, for the log or against it), and the first ``disagreement`` of one that counts, by version."""
 
     checked: int = 0
     other_games: int = 0
     signatures: bool = False
     latest: int = 0
     set_aside: list[int] = []
+    late: list[int] = []
     disagreement: Disagreement | None = None
 
 
@@ -141,6 +183,7 @@ def check(game_id: str, envelopes: list[Envelope], receipts: list[Receipt], keys
     report = ReceiptReport(other_games=len(receipts) - len(mine), signatures=keys is not None)
     counted = [r for r in mine if keys is None or signature_ok(r, keys)]
     report.set_aside = [r.version for r in mine if keys is not None and not signature_ok(r, keys)]
+    report.late = [r.version for r in mine if keys is not None and late(r, keys)]
     report.checked, report.latest = len(counted), counted[-1].version if counted else 0
     for receipt in counted:
         found = disagreement(receipt, envelopes)

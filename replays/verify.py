@@ -124,6 +124,9 @@ def receipts_part(report: ReceiptReport) -> str:
     if report.set_aside:
         text += (f"; {len(report.set_aside)} receipts set aside, their signature not the service's under the keys given "
                  f"(versions {_ranges(sorted(set(report.set_aside)))}): they prove nothing either way")
+    if report.late:
+        text += (f" ({len(report.late)} of them, versions {_ranges(sorted(set(report.late)))}, signed by a key for a "
+                 "version after its not_after: a retired key that signed on)")
     return text + (f"; {report.other_games} receipts of other games set aside" if report.other_games else "")
 
 
@@ -156,7 +159,8 @@ def _check_receipts(header: ExportHeader, envelopes: list[Envelope], given: list
     report = check_receipts(header.game_id, envelopes, [*(given or []), *own], keys)
     verdict.receipts = report
     mine = [r for r in given or [] if r.game_id == header.game_id]
-    counted = [r for r in mine if keys is None or signature_ok(r, keys)]
+    # a receipt signed after its key's not_after is the key's own signature, set aside as evidence: not careless evidence
+    counted = [r for r in mine if keys is None or signature_ok(r, keys, in_window=False)]
     if given is not None and not mine:
         detail = f"{len(given)} receipts, none of game {header.game_id}"
         verdict.ok, verdict.divergence = False, Divergence(0, "receipts", f"receipts of game {header.game_id}", detail)

@@ -16,6 +16,7 @@ of the same version share one signature.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import os
 from collections import OrderedDict
@@ -26,7 +27,7 @@ import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from service.events.receipt import KeyList, PublicKey, Receipt, Signed, key_id_of, signed_bytes
+from service.events.receipt import KeyList, PublicKey, Receipt, Signed, key_id_of, signed_bytes, sound_public_key
 
 KEYRING = "keyring.json"
 log = logging.getLogger("free_parking")
@@ -66,6 +67,14 @@ class Keyring:
         for k in keys:  # a listing no verifier would accept is refused here, not served by GET /keys
             if key_id_of(bytes.fromhex(k.public_key)) != k.key_id:
                 raise KeyringError(f"the keyring lists key {k.key_id} with a public key whose id is not that")
+            if not sound_public_key(bytes.fromhex(k.public_key)):  # one of small order "signs" every message
+                raise KeyringError(f"the keyring lists key {k.key_id}, which is no Ed25519 public key (of small order, "
+                                   "or not canonically encoded): anyone could make receipts that check out under it")
+        ids = [k.key_id for k in keys]
+        if twice := sorted({i for i in ids if ids.count(i) > 1}):  # which window is the key's: each verifier's guess
+            raise KeyringError(f"the keyring lists key {', '.join(twice)} twice: list each key once, with one validity")
+        if [k.key_id for k in keys if k.not_after is None] not in ([], [self.key_id]):
+            raise KeyringError("the keyring lists a key other than the signing key without a not_after: it would be said to sign still")
         mine = next((k for k in keys if k.key_id == self.key_id), None)
         if mine is None or mine.public_key != public_bytes(current).hex():
             raise KeyringError(f"the current key {self.key_id} is not among the listed keys")
@@ -131,9 +140,13 @@ def retired_from(path: Path) -> list[PublicKey]:
     """The public keys a deployment retired, from a file in ``GET /keys``' shape (``{"keys": [...]}``): each says until
     when it signed (``not_after``). Every host lists the same file, so ``GET /keys`` is the same on each."""
     try:
+        mode = path.stat().st_mode
         listing = msgspec.json.decode(path.read_bytes(), type=KeyList)
     except (OSError, msgspec.DecodeError) as e:
         raise KeyringError(f"the retired keys {path} cannot be read ({e}): a JSON {{\"keys\": [...]}} as GET /keys lists them") from None
+    if mode & 0o022:  # no secret in it, but it is what GET /keys vouches for: a key added to it signs "for the service"
+        raise KeyringError(f"the retired keys {path} may be written by the group or others (mode {mode & 0o777:o}): anyone "
+                           "who can write it adds a key of theirs to GET /keys; make it writable by its owner only (chmod go-w)")
     for k in listing.keys:
         if k.not_after is None or k.not_after < k.not_before:
             raise KeyringError(f"the retired keys {path} list key {k.key_id} without a not_after at or after its not_before: "
@@ -141,9 +154,13 @@ def retired_from(path: Path) -> list[PublicKey]:
     return listing.keys
 
 
-def _with_retired(listed: list[PublicKey], retired: list[PublicKey], current: str) -> list[PublicKey]:
+def _with_retired(listed: list[PublicKey], retired: list[PublicKey], current: str, now_ms: int) -> list[PublicKey]:
     if any(k.key_id == current for k in retired):
         raise KeyringError(f"the signing key {current} is listed among the retired keys: sign with a new key, or take it off that list")
+    for k in retired:  # a key said to sign until later would be valid now beside the key that does sign
+        if k.not_after is not None and k.not_after > now_ms:
+            raise KeyringError(f"the retired key {k.key_id} is said to sign until {k.not_after}, after now ({now_ms}): "
+                               "a retired key's not_after is when it stopped signing")
     gone = {k.key_id for k in retired}
     return [k for k in listed if k.key_id not in gone and k.key_id != current] + list(retired)
 
@@ -152,21 +169,38 @@ def keyring_at(folder: Path, now_ms: int, signing_key: str | None = None, retire
     """The keyring in ``folder``, made there at the first start; ``signing_key`` (hex), when given, signs instead of
     the file's current key, and is listed beside the file's keys (or alone, when there is no file). ``retired`` keys
     are listed too: the environment key's ``not_before`` is the last one's ``not_after`` (0 without one), the same on
-    every host."""
+    every host. A keyring file beside the environment's key has its key closed when the environment's first signs
+    (``_closed``): one key signs at a time, and the file's, whose private half lies there, no longer."""
     path = folder / KEYRING
     retired = list(retired)
     if signing_key is not None:
         key = private_from_hex(signing_key)
-        listed = read_file(path).keys if path.exists() else []
-        entry = _entry(key, max((k.not_after or 0 for k in retired), default=0))
-        return Keyring(key, [*_with_retired(listed, retired, entry.key_id), entry])
+        listed = _closed(path, now_ms) if path.exists() else []
+        entry = _entry(key, max((k.not_after or 0 for k in [*retired, *listed]), default=0))
+        return Keyring(key, [*_with_retired(listed, retired, entry.key_id, now_ms), entry])
     if not path.exists():
         key = Ed25519PrivateKey.generate()
         entry = _entry(key, now_ms)
         _write_new(path, KeyringFile(keys=[entry], private_key=key.private_bytes_raw().hex(), current=entry.key_id))
     ring = read_file(path)
     mine = [k for k in ring.keys if k.key_id == ring.current]
-    return Keyring(private_from_hex(ring.private_key), _with_retired(ring.keys, retired, ring.current) + mine)
+    return Keyring(private_from_hex(ring.private_key), _with_retired(ring.keys, retired, ring.current, now_ms) + mine)
+
+
+def _closed(path: Path, now_ms: int) -> list[PublicKey]:
+    """The keys of the file at ``path``, its current key's ``not_after`` set (to ``now_ms``, in the file) if it had
+    none: the environment's key signs from then on. Written once, under a lock, so every worker of the host (and
+    every later start) lists the same time."""
+    with open(path.with_name(f".{path.name}.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        ring = read_file(path)
+        if any(k.key_id == ring.current and k.not_after is None for k in ring.keys):
+            keys = [msgspec.structs.replace(k, not_after=now_ms) if k.key_id == ring.current else k for k in ring.keys]
+            ring = msgspec.structs.replace(ring, keys=keys)
+            _replace(path, ring)
+            log.warning("the keyring %s's key %s signs no more (FREE_PARKING_SIGNING_KEY does): closed at %d", path,
+                        ring.current, now_ms)
+        return ring.keys
 
 
 def rotate(folder: Path, now_ms: int) -> tuple[str, str]:
@@ -175,7 +209,7 @@ def rotate(folder: Path, now_ms: int) -> tuple[str, str]:
     ring = read_file(path)
     key = Ed25519PrivateKey.generate()
     entry = _entry(key, now_ms)
-    keys = [msgspec.structs.replace(k, not_after=now_ms) if k.key_id == ring.current else k for k in ring.keys]
+    keys = [msgspec.structs.replace(k, not_after=k.not_after or now_ms) if k.key_id == ring.current else k for k in ring.keys]
     _replace(path, KeyringFile(keys=[*keys, entry], private_key=key.private_bytes_raw().hex(), current=entry.key_id))
     return ring.current, entry.key_id
 

@@ -43,6 +43,43 @@ def signed_bytes(what: Signed) -> bytes:
     return PREFIX + canonical(fields)
 
 
+_P = 2**255 - 19
+_D = -121665 * pow(121666, _P - 2, _P) % _P
+
+
+def _add(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    """Two points of edwards25519 (affine; the formula is complete, its denominators never 0)."""
+    (x1, y1), (x2, y2) = a, b
+    t = _D * x1 * x2 * y1 * y2 % _P
+    return ((x1 * y2 + y1 * x2) * pow(1 + t, _P - 2, _P) % _P, (y1 * y2 + x1 * x2) * pow(1 - t, _P - 2, _P) % _P)
+
+
+def sound_public_key(raw: bytes) -> bool:
+    """Whether ``raw`` is the canonical encoding (RFC 8032, 5.1.3) of a point of edwards25519 of more than small order.
+
+    OpenSSL accepts any 32 bytes whose point decodes, including the 8 points of small order: under one of those
+    (the identity ``01 00…00`` say) ``R = identity, S = 0`` checks out for *every* message, so a listing that names
+    one lets anyone make "the service's" receipts. No honest key is one (a key is [a]B, B of prime order), nor is
+    encoded with y ≥ p or as "−0": refusing those leaves one encoding per key, so one key_id."""
+    if len(raw) != 32:
+        return False
+    y, sign = int.from_bytes(raw, "little") & ((1 << 255) - 1), raw[31] >> 7
+    if y >= _P:
+        return False
+    u, v = (y * y - 1) % _P, (_D * y * y + 1) % _P
+    x = u * pow(v, 3, _P) * pow(u * pow(v, 7, _P), (_P - 5) // 8, _P) % _P
+    if (v * x * x - u) % _P:
+        x = x * pow(2, (_P - 1) // 4, _P) % _P
+        if (v * x * x - u) % _P:
+            return False  # not on the curve
+    if x == 0 and sign:
+        return False  # "−0": a second encoding of a point whose x is 0
+    point = (x if x & 1 == sign else _P - x, y)
+    for _ in range(3):
+        point = _add(point, point)
+    return point != (0, 1)  # [8]P is the identity only for the 8 points of small order
+
+
 def key_id_of(public_key: bytes) -> str:
     """A key's id: the first 16 hex digits of the SHA-256 of its raw 32 bytes."""
     return hashlib.sha256(public_key).hexdigest()[:16]

@@ -60,8 +60,6 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-@pytest.mark.xfail(strict=True, reason="retired_from/keyring_at accept a not_after in the future: the retired key is "
-                   "listed valid now and the signing key only from then")
 def test_a_retired_key_said_to_sign_until_the_future_is_refused(tmp_path):
     now = now_ms()
     future = retired(Ed25519PrivateKey.generate(), 0, now + 100 * 365 * 86_400_000)
@@ -71,7 +69,6 @@ def test_a_retired_key_said_to_sign_until_the_future_is_refused(tmp_path):
         pytest.fail(f"served: current not_before {listed[ring.key_id].not_before} (now {now}), retired until {future.not_after}")
 
 
-@pytest.mark.xfail(strict=True, reason="a key_id listed twice in the retired keys is served twice, with two validities")
 def test_a_key_listed_twice_among_the_retired_keys_is_refused(tmp_path):
     now = now_ms()
     key = Ed25519PrivateKey.generate()
@@ -80,8 +77,6 @@ def test_a_key_listed_twice_among_the_retired_keys_is_refused(tmp_path):
         pytest.fail(f"served: {[(k.key_id, k.not_before, k.not_after) for k in ring.keys]}")
 
 
-@pytest.mark.xfail(strict=True, reason="with FREE_PARKING_SIGNING_KEY beside a keyring file, the file's key stays "
-                   "listed without not_after: GET /keys names two keys signing now")
 def test_the_environments_key_beside_a_keyring_file_leaves_one_key_signing_now(tmp_path):
     now = now_ms()
     keyring_at(tmp_path, now - 60_000)  # the deployment signed from this file first
@@ -90,8 +85,6 @@ def test_the_environments_key_beside_a_keyring_file_leaves_one_key_signing_now(t
     assert open_ended == [ring.key_id], [(k.key_id, k.not_before, k.not_after) for k in ring.keys]
 
 
-@pytest.mark.xfail(strict=True, reason="replays verify --key does not hold a receipt to its key's not_after (a "
-                   "documented limit): a leaked retired key refutes an honest log")
 def test_a_receipt_a_retired_key_signed_after_its_retirement_does_not_refute_an_honest_log(tmp_path):
     header, envelopes = load(GOLDEN.read_bytes())
     old = Ed25519PrivateKey.generate()
@@ -107,8 +100,6 @@ def test_a_receipt_a_retired_key_signed_after_its_retirement_does_not_refute_an_
     assert "REJECTED" not in done.stdout, done.stdout[-600:]
 
 
-@pytest.mark.xfail(strict=True, reason="retired_from reads a retired-keys file that group and others may write: "
-                   "anyone who can write it adds a key of theirs to GET /keys")
 def test_a_retired_keys_file_others_may_write_is_refused(tmp_path):
     now = now_ms()
     intruder = Ed25519PrivateKey.generate()  # a local user's own key, added to the file
@@ -124,8 +115,6 @@ IDENTITY = "01" + "00" * 31  # the neutral point: [h]A is the identity for every
 FORGED_SIG = IDENTITY + "00" * 32  # R = identity, S = 0: [0]B == R + [h]A for every message
 
 
-@pytest.mark.xfail(strict=True, reason="only the key_id is checked: a small-order public key (the identity point) in "
-                   "the retired keys is listed by GET /keys")
 def test_a_small_order_public_key_among_the_retired_keys_is_refused(tmp_path):
     junk = PublicKey(key_id=key_id_of(bytes.fromhex(IDENTITY)), public_key=IDENTITY, not_before=0, not_after=1)
     with pytest.raises(KeyringError):
@@ -133,8 +122,6 @@ def test_a_small_order_public_key_among_the_retired_keys_is_refused(tmp_path):
         pytest.fail(f"served: {[(k.key_id, k.public_key[:8]) for k in ring.keys]}")
 
 
-@pytest.mark.xfail(strict=True, reason="replays verify --key accepts a small-order key: a receipt anyone makes, with "
-                   "no private key at all, checks out and refutes an honest log")
 def test_a_receipt_anyone_can_make_under_a_small_order_key_does_not_refute_an_honest_log(tmp_path):
     header, envelopes = load(GOLDEN.read_bytes())
     key_id = key_id_of(bytes.fromhex(IDENTITY))
@@ -147,8 +134,6 @@ def test_a_receipt_anyone_can_make_under_a_small_order_key_does_not_refute_an_ho
     assert "REJECTED" not in done.stdout, done.stdout[-600:]
 
 
-@pytest.mark.xfail(strict=True, reason="replays verify refuses a whole receipts file for one malformed item: a service "
-                   "that slipped one into the page's keeping hides the genuine refutation beside it")
 def test_one_malformed_receipt_does_not_hide_a_genuine_refutation(tmp_path):
     header, envelopes = load(GOLDEN.read_bytes())
     key = Ed25519PrivateKey.generate()

@@ -1,5 +1,5 @@
 // The public HTTP API (../shared/API.md) through fetch, and the tokens this browser keeps in localStorage.
-import { clientSeedFor, rememberClientSeed } from "./keeping.js";
+import { clientSeedFor, rememberClientSeed } from "./storage.js";
 
 const PLAYER_KEY = "fp.player";   // {player_id, name, token} from POST /players
 const SEATS_KEY = "fp.seats";     // {game_id: token} for seats taken as a guest (or as the player)
@@ -100,7 +100,7 @@ export async function register(name) {
 }
 
 /** Take a seat: with the player's token if registered, else as a guest called `name`; with a client seed of this
- *  browser's own (docs/rng.md), kept with the game's evidence (keeping.js). */
+ *  browser's own (docs/rng.md), kept with the game's evidence (storage.js). */
 export async function join(gameId, name) {
   const p = player();
   const clientSeed = clientSeedFor(gameId);  // the same one if this join is tried again

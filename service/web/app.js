@@ -223,10 +223,10 @@ function gamePage(gameId, watch) {
   let current = null;
   let useToken = token;
 
-  /** `answered`: where the view's receipt goes — `evidence.reading()`'s, taken as the read was sent, for a read of the present. */
-  const show = (view, answered = evidence.receive) => {
+  /** `answered`: `evidence.reading()`'s, taken as the read of the present was sent: the view is held to its own receipt. */
+  const show = (view, answered) => {
     current = view;
-    answered(view.receipt);
+    answered(view);
     if (view.status === "finished") evidence.finished();
     const key = `${view.version}:${view.seat}:${view.status}`;
     if (key === shown) return;
@@ -295,7 +295,7 @@ function gamePage(gameId, watch) {
     try {
       const answered = evidence.reading();
       const answer = await api.send(gameId, command, current.version, useToken);
-      evidence.receive(answer.receipt);   // the receipt of this command's batch: it may be behind what was streamed since
+      evidence.answer(answer);   // the receipt of this command's batch: it may be behind what was streamed since
       show(answer.view, answered);
     } catch (e) {
       if (e.offline) return;   // the banner says so; the poll redraws the table when the service is back
@@ -366,7 +366,7 @@ function gamePage(gameId, watch) {
     }
     for (const el of document.querySelectorAll("[data-clock-from]")) el.textContent = clockText(Date.now() - Number(el.dataset.clockFrom));
   }, 250);
-  function stop() { stopPoll(); clearInterval(clock); abort.abort(); }
+  function stop() { stopPoll(); clearInterval(clock); abort.abort(); evidence.stop(); }
   return stop;
 }
 

@@ -184,8 +184,9 @@ export function parseExport(text) {
  * Check an export in the browser. `receipts`: the ones the page kept; `clientSeed`/`seat`: what this page sent when it
  * joined; `keys`: importKeys' map, or null when Ed25519 is missing (`noSignatures` says why). Returns
  * {checks: [{id, label, count, ok, note}], problems: [{version, what, expected, found}], passed, gameSeed, seeding}.
- * `forward`: {reads, back: [[held, answered], ...]} (keeping.js `Forward`), the page's reads of the present state and
- * those the service answered behind a receipt it had signed. Each problem names the version (seq) where the log
+ * `forward`: {reads, back: [[held, answered], ...], unbound: [{version, head, found}, ...]} (keeping.js `Forward`), the
+ * page's reads of the present state, those the service answered behind a receipt it had signed, and the views (and
+ * command answers) that came without a receipt of their own version and head. Each problem names the version (seq) where the log
  * disagrees; 0 is the header.
  */
 export async function verifyExport(text, { receipts = [], clientSeed = null, seat = null, keys = null, noSignatures = "",
@@ -327,7 +328,11 @@ export async function verifyExport(text, { receipts = [], clientSeed = null, sea
       problem(held.version, "the service's present went back", `version ${held.version} or later (head ${held.head}, signed before the read was sent)`,
               `an answer at version ${answered.version} (head ${answered.head})`);
     }
-    check("forward", "heads only moved forward: every view at or after the receipts you held when you asked", forward.reads, problems.length === n);
+    for (const { version, head, found } of forward.unbound || []) {
+      problem(version, "a view without its own receipt", `a receipt of version ${version}, head ${head}`, found);
+    }
+    check("forward", "heads only moved forward: every view with its own receipt, at or after the receipts you held when you asked",
+          forward.reads, problems.length === n);
   }
   return finish(checks, problems, gameSeed, seeding);
 }

@@ -49,13 +49,20 @@ class StoreFigures(Collector):
 
     def collect(self) -> Iterable[Metric]:
         games = GaugeMetricFamily("free_parking_games", "Games in the store by status", labels=["status"])
+        archived = self.games.get("archived", 0)
         for status, count in sorted(self.games.items()):
-            games.add_metric([status], count)
+            if status != "archived":
+                games.add_metric([status], count)
+        backlog = GaugeMetricFamily("free_parking_archive_backlog", "Finished games whose events are still in the store")
+        archived_games = GaugeMetricFamily("free_parking_archived_games", "Finished games whose events are in the archive")
+        if self.games:
+            backlog.add_metric([], max(0, self.games.get("finished", 0) - archived))
+            archived_games.add_metric([], archived)
         lag = GaugeMetricFamily("free_parking_projector_lag", "Partition log entries the projectors have not applied "
                                 "(not yet read, or read and not acknowledged)", labels=["partition"])
         for partition, entries in sorted(self.lag.items()):
             lag.add_metric([str(partition)], entries)
-        return [games, lag]
+        return [games, backlog, archived_games, lag]
 
 
 def forget_dead_workers(folder: str) -> None:

@@ -3,6 +3,7 @@ request, Prometheus metrics at ``/metrics`` and readiness at ``/readyz``."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import secrets
@@ -101,6 +102,7 @@ async def ready(request: Request) -> HTTPResponse:
         behind = sum((await projector_lag(store)).values()) if up else -1
     except StoreUnavailable:  # busy too: a worker whose every store connection is taken is no worker to send more
         up, behind = False, -1
-    ok = up and 0 <= behind <= bound
-    body = s.Readiness(ok, up, behind, bound)
+    archive = store.archive is None or await asyncio.to_thread(store.archive.reachable)
+    ok = up and 0 <= behind <= bound and archive
+    body = s.Readiness(ok, up, behind, bound, archive)
     return HTTPResponse(_json.encode(body), status=200 if ok else 503, content_type="application/json")

@@ -184,6 +184,8 @@ class Readiness(msgspec.Struct):
     """Partition log entries the projectors have not applied, over every partition (-1: not known, the store is down)."""
     lag_bound: int
     """The most ``projector_lag`` may be for the worker to be ready (``--ready-lag``)."""
+    archive: bool
+    """The archive's folder (or object store) can be reached, so archived games can be read."""
 
 
 class ReplayEvent(msgspec.Struct):

@@ -10,13 +10,18 @@ PROJECTORS = "projectors"  # the consumer group of service/projections/projector
 
 
 async def game_counts(store: Store) -> dict[str, int]:
-    """Games of each status, summed over the partitions' indexes."""
+    """Games of each status, summed over the partitions' indexes, and ``archived``: the finished games whose events
+    have moved to the archive (so the finished ones not yet archived are the archive's backlog)."""
     pipe = store.r.pipeline(transaction=False)
     for p in range(PARTITIONS):
         for status in STATUSES:
             pipe.zcard(store.keys.index(p, status))
-    counts = await store._read(pipe.execute())
-    return {status: sum(counts[i::len(STATUSES)]) for i, status in enumerate(STATUSES)}
+        pipe.get(store.keys.archived(p))
+    replies = await store._read(pipe.execute())
+    step = len(STATUSES) + 1
+    counts = {status: sum(replies[i::step]) for i, status in enumerate(STATUSES)}
+    counts["archived"] = sum(int(n or 0) for n in replies[len(STATUSES)::step])
+    return counts
 
 
 async def projector_lag(store: Store, group: str = PROJECTORS) -> dict[int, int]:

@@ -61,6 +61,8 @@ async def test_a_finished_game_is_archived_and_reads_as_before(archiving):
                                     store.keys.game_projection("audit", game_id))
     api.app.ctx.games.cache.clear()  # as a worker that never saw the game live
     assert await answers(api, game_id) == live
+    metrics = (await api.get("/metrics")).text
+    assert "free_parking_archived_games 1.0" in metrics and "free_parking_archive_backlog 0.0" in metrics, metrics[-800:]
     listed = (await api.get("/games", params={"status": "finished"})).json()["games"]
     assert [g["game_id"] for g in listed] == [game_id]  # the lobby still lists it
 

@@ -52,6 +52,7 @@ async def test_metrics_count_commands_by_outcome_and_read_the_store(api):
         assert grew == 1, (outcome, after[commands])
     assert value(after["free_parking_games"], "free_parking_games", status="playing") >= 1
     assert len(after["free_parking_projector_lag"]) == 16  # one figure per partition
+    assert value(after["free_parking_archive_backlog"], "free_parking_archive_backlog") >= 0
     route = "/games/<game_id:str>/commands"
     seconds = "free_parking_request_seconds"
     assert value(after[seconds], f"{seconds}_count", method="POST", route=route) >= 2
@@ -73,7 +74,8 @@ async def test_ready_when_the_projectors_keep_up_and_not_when_they_fall_behind(o
     try:
         async with serving(app) as client:
             r = await client.get("/readyz")
-            assert r.status_code == 200 and r.json() == {"ready": True, "store": True, "projector_lag": 0, "lag_bound": 0}
+            assert r.status_code == 200 and r.json() == {"ready": True, "store": True, "projector_lag": 0, "lag_bound": 0,
+                                                "archive": True}
             assert (await client.post("/games", json={"kind": "solitaire"})).status_code == 201  # no projector reads it
             r = await client.get("/readyz")
             assert r.status_code == 503 and r.json()["ready"] is False and r.json()["projector_lag"] >= 1, r.text
@@ -102,3 +104,14 @@ async def test_the_access_log_is_one_json_line_per_request(ops_kind, tmp_path):
     entry = ids[missing.headers["x-request-id"]]
     assert entry["status"] == 404 and entry["method"] == "GET" and entry["route"] == "/games/<game_id:str>"
     assert entry["ms"] >= 0 and entry["client"] == "127.0.0.1"
+
+
+async def test_not_ready_when_the_archive_cannot_be_reached(tmp_path):
+    """Archived games are read from the archive: a worker that cannot reach it is alive, and not ready."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    settings, app = await serve("embedded", tmp_path, archive_dir=str(blocker / "archive"))
+    async with serving(app) as client:
+        r = await client.get("/readyz")
+        assert r.status_code == 503 and r.json()["archive"] is False and r.json()["store"] is True, r.text
+        assert (await client.get("/healthz")).status_code == 200

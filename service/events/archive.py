@@ -1,7 +1,7 @@
 """The archive: finished games moved out of the store, one gzip'd export per game (docs/operating.md, "Archive").
 
 A file is exactly what ``GET /games/{id}/export`` answers — the header with the seed and the final head's receipt,
-then every envelope — gzip'd: ``zcat`` and ``python -m replays verify`` read it as they are. gzip, not zstandard:
+then every envelope — gzip'd: ``zcat`` gives back the export ``python -m replays verify`` reads. gzip, not zstandard:
 it is in Python's standard library and on every machine, and an archive is written once and read rarely, so the
 better ratio and speed of zstandard would not pay for a dependency (a card game's export shrinks about 3×).
 

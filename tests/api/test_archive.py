@@ -116,3 +116,22 @@ def _archived_file(api, game_id) -> bytes:
     archive = api.app.ctx.store.archive
     with open(archive._path(game_id), "rb") as f:
         return f.read()
+
+
+async def test_one_archiver_a_partition_the_other_leaves_its_games_alone(archiving):
+    """Two workers' archivers: the one holding a partition's lease archives its games; the other is told
+    ``leased`` and removes nothing, until the lease runs out."""
+    from service.api.archiver import Archiver
+
+    api, store = archiving, archiving.app.ctx.store
+    ours = api.app.ctx.runner.archiver
+    ours.after_ms = 3_600_000
+    game_id = await finished_bot_game(api)
+    await wait_for(lambda: _status(api, game_id, "finished"), seconds=60)
+    await wait_for(lambda: _scored(api, game_id), seconds=30)
+    assert await ours.archive_game(game_id) == "not_yet"  # takes the lease: it is ours from now on
+    theirs = Archiver(api.app.ctx.games, store.archive, 1, None, "another-worker", lease_ms=ours.lease_ms)
+    assert await theirs.archive_game(game_id) == "leased"
+    assert await store.r.exists(store.keys.stream(game_id)) and store.archive.read(game_id) is None
+    ours.after_ms = 1
+    assert await ours.archive_game(game_id) == "archived"

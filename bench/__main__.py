@@ -16,10 +16,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from . import bots, http, length, memory, rebuild, replay
+from . import archive, bots, http, length, memory, rebuild, replay
 from .report import markdown, print_table
 
-ALL = ["1", "1c", "2", "3", "3e", "4", "5", "6", "7", "8", "9", "10"]
+ALL = ["1", "1c", "2", "3", "3e", "4", "5", "6", "7", "8", "9", "10", "11", "11r"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
 
     console = Console(highlight=False, width=max(160, Console().width))
     nproc = os.cpu_count() or 1
-    all_measures = {**http.measures(), **length.measures(), **replay.measures(), **rebuild.measures(), **memory.measures(), **bots.measures()}
+    all_measures = {**http.measures(), **length.measures(), **replay.measures(), **rebuild.measures(), **memory.measures(), **bots.measures(), **archive.measures()}
     wanted = [all_measures[k] for k in ALL if k in args.only]
     started = time.perf_counter()
 
@@ -59,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         ("projection rebuild (5)", {"5"}, rebuild.run),
         ("memory (7)", {"7"}, memory.run),
         ("the expert bot (10)", {"10"}, bots.run),
+        ("archive (11)", {"11", "11r"}, archive.run),
     ]
     for title, keys, run in suites:
         if not keys & set(args.only):

@@ -9,6 +9,7 @@ test fails. Neither ever touches the shared Redis on 127.0.0.1:6379.
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import signal
 import socket
@@ -29,6 +30,20 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def free_port_in(ports: range) -> int:
+    """A free loopback port of ``ports`` (tests given a range of their own), tried in a random order."""
+    tried = list(ports)
+    random.shuffle(tried)
+    for port in tried:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1}")
 
 
 def wait_healthy(port: int, proc: subprocess.Popen, seconds: float = 30) -> None:

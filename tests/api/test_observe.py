@@ -110,7 +110,7 @@ async def test_not_ready_when_the_archive_cannot_be_reached(tmp_path):
     """Archived games are read from the archive: a worker that cannot reach it is alive, and not ready."""
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
-    settings, app = await serve("embedded", tmp_path, archive_dir=str(blocker / "archive"))
+    _, app = await serve("embedded", tmp_path, archive_dir=str(blocker / "archive"))
     async with serving(app) as client:
         r = await client.get("/readyz")
         assert r.status_code == 503 and r.json()["archive"] is False and r.json()["store"] is True, r.text

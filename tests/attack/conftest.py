@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import random
 import shutil
 import signal
 import socket
@@ -20,6 +19,7 @@ import pytest
 
 from service.api.app import create_app
 from service.api.settings import Settings
+from tests.servers import free_port_in
 
 ADMIN = "attack-admin-token"
 ADMIN_HEADERS = {"authorization": f"Bearer {ADMIN}"}
@@ -33,16 +33,7 @@ def bearer(token: str) -> dict[str, str]:
 
 def attack_port() -> int:
     """A free loopback port in 47100-47999 (the range these tests may use)."""
-    ports = list(range(47100, 48000))
-    random.shuffle(ports)
-    for port in ports:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port in 47100-47999")
+    return free_port_in(range(47100, 48000))
 
 
 def settings(tmp_path: Path, **overrides) -> Settings:

@@ -21,10 +21,11 @@ from replays.verify import verify
 from service.api.app import create_app
 from service.events.envelope import seed_commitment
 from service.events.export import dumps
-from tests.attack.conftest import ADMIN_HEADERS, settings
 from tests.api.helpers import new_game
 from tests.api.test_evidence import batches, export_of, finished_game, public_keys, receipts_of
+from tests.attack.conftest import ADMIN_HEADERS, settings
 from tests.replays.forge import played_on, replace
+from tests.servers import free_port_in
 
 _apps = itertools.count()
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,16 +33,7 @@ PORTS = range(18100, 18200)  # these tests' own loopback ports
 
 
 def evidence_port() -> int:
-    ports = list(PORTS)
-    random.shuffle(ports)
-    for port in ports:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"no free port in {PORTS.start}-{PORTS.stop - 1}")
+    return free_port_in(PORTS)
 
 
 @pytest.fixture
@@ -147,8 +139,8 @@ def test_a_legacy_log_with_client_seeds_does_not_verify_the_players_seed():
     `--client-seed` then passes and the verdict calls it "a log from before client seeds", exit 0. A legacy log has
     no client seeds (docs/events.md): one that does, or a `--client-seed` held against a log whose seeding ignores
     it, must not be OK."""
-    from tests.replays.test_seeds import ANN_SEED, CAT_SEED, SERVER_SEED, finished
     from tests.replays.forge import export_of as sim_export
+    from tests.replays.test_seeds import ANN_SEED, CAT_SEED, SERVER_SEED, finished
 
     sim = finished(seeding="legacy", client_seeds={0: ANN_SEED, 2: CAT_SEED})
     header, envelopes = sim_export(sim)

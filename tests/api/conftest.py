@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
+import httpx
 import pytest
 
 from service.api.app import create_app
@@ -45,16 +49,24 @@ def store_kind(request):
     return request.param
 
 
+@contextlib.asynccontextmanager
+async def served(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    """An httpx client on a live service of ``settings`` (``client.app``: the Sanic app); its Redis keys dropped after."""
+    app = fresh_app(settings)
+    try:
+        async with serving(app) as client:
+            client.app = app
+            yield client
+    finally:
+        if settings.redis_url:
+            await drop_namespace_at(settings.redis_url, settings.namespace)
+
+
 @pytest.fixture
 async def api(store_kind, tmp_path):
     """An httpx client on a live service; ``api.app`` is the Sanic app."""
-    settings = make_settings(store_kind, tmp_path)
-    app = fresh_app(settings)
-    async with serving(app) as client:
-        client.app = app
+    async with served(make_settings(store_kind, tmp_path)) as client:
         yield client
-    if settings.redis_url:
-        await drop_namespace_at(settings.redis_url, settings.namespace)
 
 
 def bearer(token: str) -> dict[str, str]:

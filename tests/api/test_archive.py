@@ -11,10 +11,8 @@ import pytest
 from replays.verify import verify
 from service.events.export import load
 from service.projections.rebuild import rebuild
-from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings
+from tests.api.conftest import ADMIN_HEADERS, bearer, make_settings, served
 from tests.api.helpers import wait_for
-from tests.http import serving
-from tests.stores import drop_namespace_at
 
 READS = ("", "/events?limit=5000", "/audit", "/log", "/replay?at=3", "/export", "/export?as=0", "/scores")
 
@@ -22,13 +20,8 @@ READS = ("", "/events?limit=5000", "/audit", "/log", "/replay?at=3", "/export", 
 @pytest.fixture
 async def archiving(store_kind, tmp_path):
     """A service that archives a game the moment it is finished (``archive_after_ms`` 1), its runner quick."""
-    settings = make_settings(store_kind, tmp_path, archive_after_ms=1, runner_interval_ms=50)
-    app = fresh_app(settings)
-    async with serving(app) as client:
-        client.app = app
+    async with served(make_settings(store_kind, tmp_path, archive_after_ms=1, runner_interval_ms=50)) as client:
         yield client
-    if settings.redis_url:
-        await drop_namespace_at(settings.redis_url, settings.namespace)
 
 
 async def finished_bot_game(api) -> str:

@@ -5,22 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.conftest import fresh_app, make_settings
+from tests.api.conftest import make_settings, served
 from tests.api.helpers import assert_error, log_of, seeded_game, view
-from tests.http import serving
-from tests.stores import drop_namespace_at
 
 
 @pytest.fixture(params=["embedded", "redis"])
 async def small(request, tmp_path):
     """A service whose store has two connections and waits 200 ms for one."""
-    settings = make_settings(request.param, tmp_path, store_connections=2, store_wait_ms=200)
-    app = fresh_app(settings)
-    async with serving(app) as client:
-        client.app = app
+    async with served(make_settings(request.param, tmp_path, store_connections=2, store_wait_ms=200)) as client:
         yield client
-    if settings.redis_url:
-        await drop_namespace_at(settings.redis_url, settings.namespace)
 
 
 class Held:

@@ -77,12 +77,25 @@ def forget_dead_workers(folder: str) -> None:
     gone, so the open streams count only the living (prometheus-client leaves that to the caller)."""
     pids = {int(m.group(1)) for name in os.listdir(folder) if (m := re.match(r"^gauge_live\w*_(\d+)\.db$", name))}
     for pid in pids:
+        if not _alive(pid):
+            multiprocess.mark_process_dead(pid, folder)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs: a killed worker its manager has not reaped yet is a zombie, dead all the same."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc here: ask the kernel
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
-            multiprocess.mark_process_dead(pid, folder)
+            return False
         except PermissionError:
-            pass  # alive, another user's
+            return True
+        return True
 
 
 def exposition(games: dict[str, int], lag: dict[int, int]) -> bytes:

@@ -108,8 +108,6 @@ class Runner:
 
     async def act(self, game_id: str, *, clear: bool = True) -> bool:
         game = await self.games.fresh(game_id)
-        if self.archiver is not None and (cold := archive_due(game, self.archiver.after_ms)) is not None:
-            return await self._archive(game_id, game.version, cold)
         move = await asyncio.get_running_loop().run_in_executor(BOT_THREAD, server_move, game, now_ms(), self.games.idle_ms)
         if move is None:
             if clear:
@@ -119,6 +117,8 @@ class Runner:
                     # cache holds (Redis restarted without them). Forget them; the next look folds the store again.
                     self.games.cache.pop(game_id, None)
                     return False
+                if self.archiver is not None and (cold := archive_due(game, self.archiver.after_ms)) is not None:
+                    return await self._archive(game_id, game.version, cold)  # the store agrees: it is over
                 # nothing owed now (a bot let the moment pass): only the idle close is left to come, if any
                 await self.games.store.clear_due(game_id, game.version, later=idle_due(game, self.games.idle_ms))
             return False

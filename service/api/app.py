@@ -90,7 +90,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
             app.ctx.runner = Runner(app.ctx.games, interval_ms=settings.runner_interval_ms, archiver=archiver)
             app.ctx.tasks.append(loop.create_task(app.ctx.runner.run(app.ctx.stop)))
         if settings.projector:
-            app.ctx.projector = Projector(store, f"{socket.gethostname()}-{os.getpid()}")
+            app.ctx.projector = Projector(store, f"{socket.gethostname()}-{os.getpid()}", log_keep_ms=settings.log_keep_ms)
             app.ctx.tasks.append(loop.create_task(app.ctx.projector.run_forever(app.ctx.stop, poll_interval=settings.projector_poll_ms / 1000)))
 
     @app.before_server_stop

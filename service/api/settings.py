@@ -8,6 +8,7 @@ from typing import Literal
 
 import msgspec
 
+from service.events.logtrim import LOG_KEEP_MS
 from service.events.pool import CONNECTIONS, WAIT_MS
 from service.events.stores import ClusterMode
 
@@ -30,6 +31,7 @@ class Settings(msgspec.Struct, kw_only=True):
     max_body: int = 64 * 1024
     projector: bool = True
     projector_poll_ms: int = 200
+    log_keep_ms: int = LOG_KEEP_MS  # a partition log entry every projector applied is trimmed once this old (logtrim.py)
     runner: bool = True
     runner_interval_ms: int = 1000
     bot_delay_ms: int = 0

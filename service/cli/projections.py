@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from service.events.logtrim import LOG_KEEP_MS
 from service.events.store import Store
 from service.events.stores import open_store
 from service.projections.projector import Projector
@@ -124,7 +125,8 @@ async def _project(args: argparse.Namespace, console: Console) -> int:
     store = await _open(args)
     name = args.name or f"{socket.gethostname()}-{os.getpid()}"
     projector = Projector(
-        store, name, args.group, count=args.count, min_idle_ms=args.min_idle, concurrency=args.concurrency
+        store, name, args.group, count=args.count, min_idle_ms=args.min_idle, concurrency=args.concurrency,
+        log_keep_ms=args.log_keep_ms,
     )
     try:
         console.print(f"projector {name} (group {args.group}) on the {_where(store, args)}", markup=False)
@@ -152,7 +154,7 @@ async def _project(args: argparse.Namespace, console: Console) -> int:
                 s = projector.stats
                 status.update(
                     f"{s.entries:,} log entries · {s.events:,} events applied · {s.conflicts} conflicts · "
-                    f"{s.reclaimed} reclaimed · {s.errors} errors"
+                    f"{s.reclaimed} reclaimed · {s.errors} errors · {s.trimmed:,} log entries trimmed"
                 )
                 if (s.entries, s.errors) != last:
                     last = (s.entries, s.errors)
@@ -189,6 +191,8 @@ def add_project_parser(subparsers: argparse._SubParsersAction) -> argparse.Argum
     p.add_argument(
         "--concurrency", type=int, default=None, help="games applied at once (default: 16 on Redis, 1 embedded)"
     )
+    p.add_argument("--log-keep-ms", type=int, default=int(os.environ.get("FREE_PARKING_LOG_KEEP_MS", LOG_KEEP_MS)),
+                   metavar="MS", help=f"trim a partition log's entries every consumer group applied once this old (default {LOG_KEEP_MS})")
     p.add_argument("--once", action="store_true", help="catch up, then exit")
     p.add_argument("--report", type=float, default=5.0, help="seconds between progress lines (default 5)")
     p.set_defaults(func=project_main)

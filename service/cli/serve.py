@@ -73,6 +73,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                        help=f"how often the runner scans for games due (default {env.runner_interval_ms})")
     store.add_argument("--projector-poll-ms", type=int, default=env.projector_poll_ms,
                        help=f"how often an idle projector looks for new events (default {env.projector_poll_ms})")
+    store.add_argument("--log-keep-ms", type=int, default=env.log_keep_ms,
+                       help="the projectors trim a partition log's entries every consumer group applied once they are this "
+                            f"old (default {env.log_keep_ms}: ten minutes)")
     ops = p.add_argument_group("operating it (docs/operating.md)")
     ops.add_argument("--archive", dest="archive_dir", default=env.archive_dir, metavar="DIR_OR_URL",
                      help="where finished games move: a folder every worker sees, or an fsspec URL such as s3://bucket/games "

@@ -25,6 +25,7 @@ from redis import exceptions as rex
 
 from service.events.envelope import Envelope
 from service.events.keys import PARTITIONS
+from service.events.logtrim import trim_logs
 from service.events.outage import Outage
 from service.events.store import Store, StoreUnavailable
 
@@ -46,6 +47,7 @@ class Stats:
     conflicts: int = 0  # writes refused because another projector moved the checkpoint first
     results: int = 0  # players' results upserted
     errors: int = 0  # games that failed to apply (their entries stay pending and are retried)
+    trimmed: int = 0  # partition log entries let go, every group past them (service/events/logtrim.py)
     last_error: BaseException | None = field(default=None, repr=False)
 
     def add(self, other: Stats) -> None:
@@ -110,6 +112,8 @@ def _models(model: scores.Scores | None, envelopes: list[Envelope]) -> tuple[sco
     return scores.fold(model, envelopes, events), audit.lines(kind, envelopes, events)
 
 
+TRIM_EVERY_S = 10.0
+"""How often a running projector trims the partition logs (when it is given a ``log_keep_ms``)."""
 PASS_SHARE_PAUSE = 4
 """After a pass that applied something, the projector rests at least this many times as long as the pass took."""
 
@@ -237,8 +241,10 @@ class Projector:
         max_events: int = MAX_EVENTS,
         concurrency: int | None = None,
         partitions: range | list[int] | None = None,
+        log_keep_ms: int | None = None,
     ) -> None:
         self.store = store
+        self.log_keep_ms = log_keep_ms  # trim the partition logs past what every group applied (None: never)
         self.consumer = consumer_name
         self.group = group
         self.count = count
@@ -336,7 +342,7 @@ class Projector:
         """Project until ``stop_event`` is set: poll every ``poll_interval`` s when idle; reclaim every
         ``reclaim_interval`` s (default: half the idle time a dead consumer's entries must reach)."""
         reclaim_every = max(self.min_idle_ms / 2000, poll_interval) if reclaim_interval is None else reclaim_interval
-        last_reclaim = time.monotonic()
+        last_reclaim = last_trim = time.monotonic()
         while not stop_event.is_set():
             done = 0
             started = time.monotonic()
@@ -345,6 +351,9 @@ class Projector:
                 if time.monotonic() - last_reclaim >= reclaim_every:
                     last_reclaim = time.monotonic()
                     done += await self.reclaim()
+                if self.log_keep_ms is not None and time.monotonic() - last_trim >= TRIM_EVERY_S:
+                    last_trim = time.monotonic()
+                    self.stats.trimmed += await trim_logs(self.store, self.log_keep_ms)
                 self.outage.ok()
             except StoreUnavailable as e:
                 self.outage.failed(e)

@@ -1,7 +1,8 @@
 """Rebuild: drop every read model and the consumer groups, then replay every game's stream.
 
-Games are found in the partition logs (in the order they first appear) and, in case a log was ever trimmed, by
-scanning the game streams. Each log's consumer group is created again at the last entry read before the replay,
+Games are found in the partition logs (in the order they first appear) and — the logs are trimmed once every
+projector applied them (service/events/logtrim.py) — in the lobby's indexes, which list every game by status
+(an archived game too: its events are read from the archive), and by scanning the game streams. Each log's consumer group is created again at the last entry read before the replay,
 so a projector started afterwards picks up exactly what was appended since. Meant to run while no projector
 does (a running one is harmless — every write is a compare-and-set — but it would redo work).
 """
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 
 from redis import exceptions as rex
 
-from service.events.keys import PARTITIONS
+from service.events.keys import PARTITIONS, STATUSES
 from service.events.store import Store
 
 from .projector import MAX_EVENTS, Stats, project_games
@@ -78,11 +79,21 @@ async def games_in_streams(store: Store) -> list[str]:
     return sorted(out)
 
 
+async def games_in_indexes(store: Store) -> list[str]:
+    """Every game the partitions' indexes list (each game is in one of its statuses), oldest first in a partition."""
+    pipe = store.r.pipeline(transaction=False)
+    for p in range(PARTITIONS):
+        for status in STATUSES:
+            pipe.zrange(store.keys.index(p, status), 0, -1)
+    return [g.decode() for ids in await store._read(pipe.execute()) for g in ids]
+
+
 async def all_games(store: Store) -> tuple[list[str], dict[int, str]]:
     games, marks = await games_in_logs(store)
-    known = set(games)
-    games += [g for g in await games_in_streams(store) if g not in known]
-    return games, marks
+    seen = dict.fromkeys(games)
+    for found in (await games_in_indexes(store), await games_in_streams(store)):
+        seen.update(dict.fromkeys(g for g in found if g not in seen))
+    return list(seen), marks
 
 
 async def rebuild(

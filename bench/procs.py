@@ -59,16 +59,19 @@ def have_redis_server() -> bool:
 
 @contextlib.contextmanager
 def redis_server(external_url: str | None = None) -> Iterator[Redis]:
-    """A private redis-server on a free loopback port (no persistence), killed afterwards."""
+    """A private redis-server on a free loopback port (no persistence; ``DEBUG RELOAD`` allowed from loopback, its
+    RDB in a folder of its own: a restart in place), killed afterwards."""
     if external_url is not None:
         yield Redis(external_url, None)
         return
     if not have_redis_server():
         raise RuntimeError("redis-server is not on PATH (install it, or pass --redis-url)")
     port = free_port()
+    folder = tempfile.mkdtemp(prefix="fp-bench-redis-")
     proc = subprocess.Popen(
         ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning"],
+         "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning", "--dir", folder,
+         "--enable-debug-command", "local"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -88,6 +91,7 @@ def redis_server(external_url: str | None = None) -> Iterator[Redis]:
         yield Redis(f"redis://127.0.0.1:{port}/0", proc)
     finally:
         _stop(proc)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def namespace() -> str:

@@ -1,6 +1,6 @@
 """Archiving survives a kill -9 at every step (docs/operating.md, "Archive"): killed after the file is written,
 after it is read back and checked, or after the events are removed from the store, the game is readable — from the
-store, the archive, or both, never neither — and the next run finishes the job, on the embedded store and Redis."""
+store, the archive, or both, never neither — and the next run finishes the job, on the embedded store, Redis and a Redis Cluster."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from service.events.stores import open_store
 from tests.api.conftest import ADMIN_HEADERS, fresh_app, make_settings
 from tests.api.helpers import wait_for
 from tests.http import serving
-from tests.stores import drop_namespace_at, namespace, need_redis
+from tests.stores import client_at, drop_namespace_at
 
 STEPS = ("written", "checked", "removed")
 LEASE_MS = 500  # the killed run's lease on the game's partition runs out soon: the next run waits on that
@@ -66,23 +66,20 @@ async def lease_gone(settings, game_id: str) -> bool:
     """The killed run's lease on the game's partition has run out (on the embedded store it died with the process)."""
     if not settings.redis_url:
         return True
-    import redis.asyncio as aioredis
-
     from service.events.keys import Keys, partition
 
-    client = aioredis.Redis.from_url(settings.redis_url)
-    try:
+    async with client_at(settings.redis_url) as client:  # on a cluster, the node that holds the partition's slot
         return not await client.exists(Keys(settings.namespace).lease("archive", partition(game_id)))
-    finally:
-        await client.aclose()
 
 
-@pytest.fixture(params=["embedded", "redis"])
+@pytest.fixture(params=["embedded", "redis", "cluster"])
 async def made(request, tmp_path):
     """A finished game in a store of each kind: (settings, game id, version); the embedded store's data folder is
-    copied per step, so each kill starts from the game live."""
-    settings = make_settings(request.param, tmp_path, archive_after_ms=0,
-                             **({"redis_url": need_redis(), "namespace": namespace()} if request.param == "redis" else {}))
+    copied per step, so each kill starts from the game live. On the cluster the service is given a node's URL and
+    finds the cluster by itself (``cluster`` auto), as ``python -m service archive`` does."""
+    if request.param == "cluster":
+        request.getfixturevalue("redis_cluster")
+    settings = make_settings(request.param, tmp_path, archive_after_ms=0)
     yield settings, *(await finished_game(settings))
     if settings.redis_url:
         await drop_namespace_at(settings.redis_url, settings.namespace)

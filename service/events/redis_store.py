@@ -285,10 +285,7 @@ class RedisStore(Store):
         await self._clear_due(keys=keys, args=[version, game_id, "" if later is None else later])
 
     async def _op_forget_events(self, game_id: str, version: int) -> Projected:
-        keys = [self.keys.meta(game_id), self.keys.stream(game_id), self.keys.commands(game_id),
-                self.keys.game_projection("scores", game_id), self.keys.game_projection("audit", game_id),
-                self.keys.due(self._partition(game_id)), self.keys.archived(self._partition(game_id))]
-        return Projected(bool(await self._forget_events(keys=keys, args=[version, game_id])), version)
+        return Projected(bool(await self._forget_events(keys=self.keys.forget_keys(game_id), args=[version, game_id])), version)
 
     async def rate_take(self, bucket: str, now: int, interval_ms: int, burst: int) -> int:
         return int(await self._read(self._rate_take(keys=[self.keys.bucket(bucket)], args=[now, interval_ms, burst])))

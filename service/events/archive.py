@@ -67,9 +67,11 @@ class Archive:
                                    "and the backend of its scheme, e.g. s3fs)") from e
             try:
                 self.fs, self.base = fsspec.core.url_to_fs(self.root)
-            except (ImportError, ValueError) as e:  # a scheme fsspec knows whose backend is missing; one it does not know
-                raise ArchiveError(f"the archive {self.root} cannot be opened: {e} (install the fsspec backend of its "
-                                   "scheme, e.g. s3fs for s3://)") from e
+            except ImportError as e:  # a scheme fsspec knows, whose backend is not installed: fsspec names it
+                raise ArchiveError(f"the archive {self.root} cannot be opened: {e}") from e
+            except ValueError as e:  # a scheme fsspec does not know
+                raise ArchiveError(f"the archive {self.root} cannot be opened: {e} (a scheme of fsspec's, with its "
+                                   "backend installed)") from e
             self.folder = isinstance(self.fs, LocalFileSystem)
         self._cache: OrderedDict[str, tuple[ExportHeader, list[Envelope]]] = OrderedDict()
 

@@ -6,6 +6,7 @@ need it are skipped with the reason — except in CI (``FREE_PARKING_CI=1``), wh
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import uuid
@@ -54,8 +55,10 @@ async def drop_namespace(client, ns: str) -> None:
         await client.delete(*batch)
 
 
-async def drop_namespace_at(url: str, ns: str) -> None:
-    """``drop_namespace`` on the Redis at ``url``, a single server or a cluster node (then on the whole cluster)."""
+@contextlib.asynccontextmanager
+async def client_at(url: str):
+    """A client of the Redis at ``url``: of a single server, or of the whole cluster when it names a cluster node
+    (a plain client there would be answered MOVED for every key outside that node's slots)."""
     import redis.asyncio as aioredis
     from redis.asyncio.cluster import RedisCluster
 
@@ -63,6 +66,12 @@ async def drop_namespace_at(url: str, ns: str) -> None:
 
     client = RedisCluster.from_url(url) if await is_cluster_node(url) else aioredis.from_url(url)
     try:
-        await drop_namespace(client, ns)
+        yield client
     finally:
         await client.aclose()
+
+
+async def drop_namespace_at(url: str, ns: str) -> None:
+    """``drop_namespace`` on the Redis at ``url``, a single server or a cluster node (then on the whole cluster)."""
+    async with client_at(url) as client:
+        await drop_namespace(client, ns)

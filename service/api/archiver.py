@@ -45,10 +45,13 @@ class Archiver:
     async def archive_game(self, game_id: str, now: int | None = None) -> str:
         """Archive ``game_id`` if it is due: ``archived``; else why not — ``not_finished``, ``not_yet`` (finished
         less than ``after_ms`` ago), ``leased`` (another worker archives its partition), ``behind`` (its read
-        models have not applied its last events: the store keeps it until they have)."""
+        models have not applied its last events: the store keeps it until they have), ``already`` (archived before:
+        its file is never written again — on a backend that writes in place a kill then would damage the one copy)."""
         store = self.games.store
         if not await take_lease(store, LEASE, partition(game_id), self.owner, self.lease_ms):
             return "leased"
+        if ((await store.meta(game_id)) or {}).get("archived") == "1":  # under the lease: nobody archives it meanwhile
+            return "already"
         game = await self.games.fresh(game_id)
         if game.rules.status_of(game.state) != "finished":
             return "not_finished"

@@ -9,11 +9,10 @@ import msgspec
 from sanic import HTTPResponse, Request, Sanic
 from sanic import exceptions as sx
 
+from service.events.archive import ArchiveDamaged, ArchiveError
+from service.events.outage import Outage
 from service.events.store import NotDurable, StoreBusy, StoreUnavailable
 from service.rules.errors import RuleViolation
-
-from service.events.archive import ArchiveError
-from service.events.outage import Outage
 
 from . import metrics
 
@@ -118,8 +117,12 @@ def install(app: Sanic) -> None:
 
     @app.exception(ArchiveError)
     async def _archive(request: Request, e: ArchiveError) -> HTTPResponse:
-        log.warning("archive: %s", e)
         metrics.STORE_ERRORS.labels("archive").inc()
+        if isinstance(e, ArchiveDamaged):  # it will not mend by itself: a retry shortly would be the same answer
+            log.error("archive: %s; restore the file from a backup", e)
+            return error_response(503, "archive_damaged", "The game's archived record is damaged and cannot be read "
+                                  "until the operator restores it. Nothing was read.")
+        log.warning("archive: %s", e)
         return error_response(503, "archive_unavailable", "The game's archived record cannot be read now; retry shortly.")
 
     @app.exception(NotDurable)

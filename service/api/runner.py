@@ -25,9 +25,9 @@ from service.events.outage import Outage
 from service.events.store import StoreUnavailable
 from service.rules.errors import RuleViolation
 
+from .archiver import RETRY_MS, Archiver
 from .errors import ApiError
 from .games import Games, now_ms
-from .archiver import RETRY_MS, Archiver
 from .schedule import archive_due, idle_due, server_move
 
 log = logging.getLogger("free_parking.runner")
@@ -78,7 +78,9 @@ class Runner:
         except ArchiveError as e:
             log.warning("archive: %s; the game stays in the store", e)
             outcome = "failed"
-        if outcome != "archived":
+        if outcome == "already":  # another worker archived it: nothing is due any more
+            await self.games.store.clear_due(game_id, version)
+        elif outcome != "archived":
             later = cold if outcome == "not_yet" else now_ms() + RETRY_MS.get(outcome, RETRY_MS["failed"])
             await self.games.store.clear_due(game_id, version, later=later)
         return outcome == "archived"

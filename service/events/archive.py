@@ -6,9 +6,25 @@ it is in Python's standard library and on every machine, and an archive is writt
 better ratio and speed of zstandard would not pay for a dependency (a card game's export shrinks about 3×).
 
 The root is a folder (the default, inside ``--data``) or, through fsspec, any URL of object storage (``s3://…``
-with the user's own backend installed). A local file is written whole to a temporary name, flushed, fsynced,
-renamed into place and its folder fsynced: a crash leaves the old state or the new file, never half a file. Object
-stores put an object whole. Archived games never change, so what was read is kept (``CACHE`` games).
+with the user's own backend installed). How a game is written whole:
+
+* **A folder**, and a ``file://`` URL (the folder it names): to a temporary name, flushed, fsynced, renamed into
+  place and its folder fsynced — a crash leaves no file or the whole file, and a power cut after the store removed
+  the events cannot take the file with them. Not through fsspec's own local files: they are written in place, and
+  never fsynced.
+* **An object store** (S3, GCS, Azure…): the whole gzip'd export in one call (``pipe_file``: one PUT, or a multipart
+  upload completed at its end). An object store's PUT is atomic — the object appears whole or not at all, and a
+  killed writer leaves nothing — so there is no temporary name and no ``mv``: on an object store that is a copy and
+  a delete, twice the writes, not atomic itself, and a crash between them leaves a stray object behind.
+* **Another filesystem under fsspec** (sftp, smb, hdfs…): ``pipe_file`` writes in place, so a kill mid-write can
+  leave part of a file at the game's name. That is safe by the archiver's order (``service/api/archiver.py``): the
+  store keeps the game's events until its file has been read back whole, a game with events in the store is never
+  read from the archive, the next run writes the file again, and an archived game's file is never written again.
+  How durable such a write is, is the backend's to say.
+
+A damaged file is ``ArchiveDamaged``, never a wrong game; any failure of the backend, whatever it raises (botocore's
+exceptions are not ``OSError``), is ``ArchiveError``, which the runner and the API answer for. Archived games never
+change, so what was read is kept (``CACHE`` games).
 """
 
 from __future__ import annotations
@@ -29,20 +45,34 @@ GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 class ArchiveError(Exception):
-    """The archive cannot be written or read (a full disk, a backend that refuses, a damaged file)."""
+    """The archive cannot be written or read (a full disk, a backend that refuses or does not answer)."""
+
+
+class ArchiveDamaged(ArchiveError):
+    """A game's archived file is there and is not its export (cut short, not gzip, not an export): it will not mend
+    by itself — the operator restores it from a backup (or the game's own players' copies)."""
 
 
 class Archive:
     def __init__(self, root: str | Path) -> None:
         self.root = str(root)
         self.remote = "://" in self.root
+        self.folder = not self.remote  # written with _write_durably: a folder, or the one a file:// URL names
         if self.remote:
             try:
                 import fsspec
+                from fsspec.implementations.local import LocalFileSystem
             except ImportError as e:
                 raise ArchiveError(f"the archive {self.root} is a URL, and fsspec is not installed (pip install fsspec "
                                    "and the backend of its scheme, e.g. s3fs)") from e
-            self.fs, self.base = fsspec.core.url_to_fs(self.root)
+            try:
+                self.fs, self.base = fsspec.core.url_to_fs(self.root)
+            except ImportError as e:  # a scheme fsspec knows, whose backend is not installed: fsspec names it
+                raise ArchiveError(f"the archive {self.root} cannot be opened: {e}") from e
+            except ValueError as e:  # a scheme fsspec does not know
+                raise ArchiveError(f"the archive {self.root} cannot be opened: {e} (a scheme of fsspec's, with its "
+                                   "backend installed)") from e
+            self.folder = isinstance(self.fs, LocalFileSystem)
         self._cache: OrderedDict[str, tuple[ExportHeader, list[Envelope]]] = OrderedDict()
 
     def name(self, game_id: str) -> str:
@@ -53,16 +83,17 @@ class Archive:
         return f"{self.base.rstrip('/')}/{self.name(game_id)}" if self.remote else os.path.join(self.root, self.name(game_id))
 
     def write(self, game_id: str, export: bytes) -> None:
-        """Put the game's export in the archive for good, or raise ``ArchiveError`` (then nothing was put there)."""
+        """Put the game's export in the archive for good, or raise ``ArchiveError`` (then nothing was put there, or
+        — on a filesystem that writes in place — part of a file the next write replaces; see the module's doc)."""
         data = gzip.compress(export, compresslevel=6, mtime=0)  # mtime 0: the same game is the same file
+        path = self._path(game_id)
         try:
-            if self.remote:
-                self.fs.makedirs(self._path(game_id).rpartition("/")[0], exist_ok=True)
-                with self.fs.open(self._path(game_id), "wb") as f:
-                    f.write(data)
+            if self.folder:
+                _write_durably(Path(path), data)
             else:
-                _write_durably(Path(self._path(game_id)), data)
-        except OSError as e:
+                self.fs.makedirs(path.rpartition("/")[0], exist_ok=True)  # an object store has no folders: nothing
+                self.fs.pipe_file(path, data)
+        except Exception as e:  # OSError from a disk; from a backend, whatever it raises
             raise ArchiveError(f"the archive {self.root} cannot be written ({e})") from e
         self._cache.pop(game_id, None)
 
@@ -74,35 +105,37 @@ class Archive:
             self._cache.move_to_end(game_id)
             return self._cache[game_id]
         try:
-            if self.remote:
-                if not self.fs.exists(self._path(game_id)):
-                    return None
-                with self.fs.open(self._path(game_id), "rb") as f:
-                    data = f.read()
-            else:
-                data = Path(self._path(game_id)).read_bytes()
+            # one request of an object store (a GET), not two (a HEAD first): a missing object is FileNotFoundError
+            data = self.fs.cat_file(self._path(game_id)) if self.remote else Path(self._path(game_id)).read_bytes()
         except FileNotFoundError:
             return None
-        except OSError as e:
+        except Exception as e:
             raise ArchiveError(f"the archive {self.root} cannot be read ({e})") from e
         try:
             export = load(gzip.decompress(data))
         except (OSError, EOFError, ExportError) as e:
-            raise ArchiveError(f"the archived game {game_id} is damaged ({e})") from e
+            raise ArchiveDamaged(f"the archived game {game_id} is damaged ({e})") from e
         self._cache[game_id] = export
         if len(self._cache) > CACHE:
             self._cache.popitem(last=False)
         return export
 
     def reachable(self) -> bool:
-        """Whether the archive's root can be listed (``/readyz``)."""
+        """Whether the archive's root answers (``/readyz``): a folder that is there (made if not) and writable; a
+        URL's root made if it can be and listed — on an object store an empty root (a prefix no object has yet)
+        is not found, and that is an answer: it has no folders."""
         try:
-            if self.remote:
-                self.fs.makedirs(self.base, exist_ok=True)
-                return self.fs.isdir(self.base)
-            Path(self.root).mkdir(parents=True, exist_ok=True)
-            return os.access(self.root, os.W_OK)
-        except OSError:
+            if self.folder:
+                root = self.base if self.remote else self.root
+                Path(root).mkdir(parents=True, exist_ok=True)
+                return os.access(root, os.W_OK)
+            self.fs.makedirs(self.base, exist_ok=True)  # a missing bucket is made, where the backend may
+            try:
+                self.fs.ls(self.base, detail=False)
+            except FileNotFoundError:
+                pass
+            return True
+        except Exception:  # noqa: BLE001 - whatever the backend raises, the answer is: not reachable
             return False
 
 

@@ -78,6 +78,14 @@ class Keys:
             *(self.index(p, s, kind) for s in (STATUSES if kind else ())),
         ]
 
+    def forget_keys(self, game_id: str) -> list[str]:
+        """The keys of the script that removes an archived game's events (``FORGET_EVENTS_LUA``), in its order: meta,
+        stream, command ids, scores and audit read models, the partition's due set and its count of archived games.
+        One slot, like every key of the game, so the script runs on a cluster's one primary."""
+        p = partition(game_id)
+        return [self.meta(game_id), self.stream(game_id), self.commands(game_id), self.game_projection("scores", game_id),
+                self.game_projection("audit", game_id), self.due(p), self.archived(p)]
+
     def token(self, digest: str) -> str:
         return f"{self.ns}:token:{digest}"
 

@@ -83,11 +83,11 @@ return 0
 """
 
 # a finished game's events leave the store once archived (Store.forget_events). KEYS: meta, stream, commands, scores
-# read model, audit read model, due, the partition's count of archived games; ARGV: version, game id. Only if the game is finished at that version and its
-# read models applied it: 1, else 0.
+# read model, audit read model, due, the partition's count of archived games (Keys.forget_keys); ARGV: version, game
+# id. Only if the game is finished at that version, not archived yet, and its read models applied it: 1, else 0.
 FORGET_EVENTS_LUA = """
-local meta = redis.call('HMGET', KEYS[1], 'version', 'status')
-if meta[1] ~= ARGV[1] or meta[2] ~= 'finished' or redis.call('HGET', KEYS[4], 'applied') ~= ARGV[1] then
+local meta = redis.call('HMGET', KEYS[1], 'version', 'status', 'archived')
+if meta[1] ~= ARGV[1] or meta[2] ~= 'finished' or meta[3] == '1' or redis.call('HGET', KEYS[4], 'applied') ~= ARGV[1] then
   return 0
 end
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[5])
@@ -285,10 +285,7 @@ class RedisStore(Store):
         await self._clear_due(keys=keys, args=[version, game_id, "" if later is None else later])
 
     async def _op_forget_events(self, game_id: str, version: int) -> Projected:
-        keys = [self.keys.meta(game_id), self.keys.stream(game_id), self.keys.commands(game_id),
-                self.keys.game_projection("scores", game_id), self.keys.game_projection("audit", game_id),
-                self.keys.due(self._partition(game_id)), self.keys.archived(self._partition(game_id))]
-        return Projected(bool(await self._forget_events(keys=keys, args=[version, game_id])), version)
+        return Projected(bool(await self._forget_events(keys=self.keys.forget_keys(game_id), args=[version, game_id])), version)
 
     async def rate_take(self, bucket: str, now: int, interval_ms: int, burst: int) -> int:
         return int(await self._read(self._rate_take(keys=[self.keys.bucket(bucket)], args=[now, interval_ms, burst])))

@@ -195,7 +195,8 @@ class Store:
     async def forget_events(self, game_id: str, version: int) -> bool:
         """Remove a finished game's events, command ids, audit lines and due entry from the store — its metadata
         and index entries stay, so the lobby lists it — once it is archived: only if the game is still finished at
-        ``version`` and its read models have applied that version (so nothing is left to project). Whether it did."""
+        ``version``, not removed before (the partition's count of archived games counts it once) and its read models
+        have applied that version (so nothing is left to project). Whether it did."""
         return (await self._write("forget_events", game_id, version)).applied
 
     async def clear_due(self, game_id: str, version: int, later: int | None = None) -> None:
@@ -334,9 +335,9 @@ class Store:
             await (self.r.zrem(due, game_id) if later is None else self.r.zadd(due, {game_id: later}))
 
     async def _op_forget_events(self, game_id: str, version: int) -> Projected:
-        meta = await self.r.hmget(self.keys.meta(game_id), "version", "status")
+        meta = await self.r.hmget(self.keys.meta(game_id), "version", "status", "archived")
         applied = await self.r.hget(self.keys.game_projection("scores", game_id), "applied")
-        if meta != [str(version).encode(), b"finished"] or applied != str(version).encode():
+        if meta != [str(version).encode(), b"finished", None] or applied != str(version).encode():
             return Projected(False, int(meta[0] or 0))
         pipe = self.r.pipeline(transaction=True)
         pipe.delete(self.keys.stream(game_id), self.keys.commands(game_id), self.keys.game_projection("audit", game_id))

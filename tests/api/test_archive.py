@@ -10,7 +10,7 @@ import pytest
 
 from replays.verify import verify
 from service.events.export import load
-from service.events.keys import PARTITIONS
+from service.events.keys import PARTITIONS, partition
 from service.events.logtrim import trim_logs
 from service.projections.rebuild import rebuild
 from tests.api.conftest import ADMIN_HEADERS, bearer, make_settings, served
@@ -134,3 +134,33 @@ async def test_one_archiver_a_partition_the_other_leaves_its_games_alone(archivi
     assert await store.r.exists(store.keys.stream(game_id)) and store.archive.read(game_id) is None
     ours.after_ms = 1
     assert await ours.archive_game(game_id) == "archived"
+
+
+async def test_an_archived_game_is_never_archived_again(archiving):
+    """A worker that comes to an archived game again (the ``archive`` command's list made before a runner archived
+    it, a lease run out) leaves it alone: its file is not written over — on a backend that writes in place, a kill
+    then would leave a damaged file and no events — and the partition's count of archived games is not counted twice."""
+    from service.api.archiver import Archiver
+
+    api, store = archiving, archiving.app.ctx.store
+    ours = api.app.ctx.runner.archiver
+    ours.after_ms = 3_600_000
+    game_id = await finished_bot_game(api)
+    await wait_for(lambda: _status(api, game_id, "finished"), seconds=60)
+    await wait_for(lambda: _scored(api, game_id), seconds=30)
+    ours.after_ms = 1
+    assert await ours.archive_game(game_id) == "archived"
+    before = _archived_file(api, game_id)
+    written = []
+    store.archive.write = lambda *a: written.append(a)  # a write would be a rewrite of the archived file
+    api.app.ctx.games.cache.clear()  # another worker, that reads the game from the archive
+    again = Archiver(api.app.ctx.games, store.archive, 1, None, ours.owner, lease_ms=ours.lease_ms)
+    assert await again.archive_game(game_id) == "already"
+    assert written == [] and _archived_file(api, game_id) == before
+    assert not await store.forget_events(game_id, int((await store.meta(game_id))["version"]))  # nor the script
+    metrics = (await api.get("/metrics")).text
+    assert "free_parking_archived_games 1.0" in metrics, metrics[-800:]
+    due = store.keys.due(partition(game_id))
+    await store.r.zadd(due, {game_id: 1})  # a runner told it is due (a stale entry): it drops it, not looks again later
+    await api.app.ctx.runner.act(game_id)
+    assert await store.r.zscore(due, game_id) is None and written == []

@@ -1,6 +1,7 @@
 """Archiving survives a kill -9 at every step (docs/operating.md, "Archive"): killed after the file is written,
 after it is read back and checked, or after the events are removed from the store, the game is readable — from the
-store, the archive, or both, never neither — and the next run finishes the job, on the embedded store and Redis."""
+store, the archive, or both, never neither — and the next run finishes the job, on the embedded store, Redis and a
+Redis Cluster, and with the archive at a ``file://`` URL (through fsspec)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from service.events.stores import open_store
 from tests.api.conftest import ADMIN_HEADERS, fresh_app, make_settings
 from tests.api.helpers import wait_for
 from tests.http import serving
-from tests.stores import drop_namespace_at, namespace, need_redis
+from tests.stores import client_at, drop_namespace_at
 
 STEPS = ("written", "checked", "removed")
 LEASE_MS = 500  # the killed run's lease on the game's partition runs out soon: the next run waits on that
@@ -54,6 +55,7 @@ async def readable(settings, game_id: str, version: int) -> tuple[bool, bool]:
         envelopes = await store.read(game_id)
         assert len(envelopes) == version and envelopes[-1].seq == version
         in_store = bool(await store.r.exists(store.keys.stream(game_id)))
+        assert store.archive.remote == bool(settings.archive_dir)
         archived = store.archive.read(game_id)
         if archived is not None:
             assert verify(*archived).ok and archived[1] == envelopes
@@ -66,23 +68,23 @@ async def lease_gone(settings, game_id: str) -> bool:
     """The killed run's lease on the game's partition has run out (on the embedded store it died with the process)."""
     if not settings.redis_url:
         return True
-    import redis.asyncio as aioredis
-
     from service.events.keys import Keys, partition
 
-    client = aioredis.Redis.from_url(settings.redis_url)
-    try:
+    async with client_at(settings.redis_url) as client:  # on a cluster, the node that holds the partition's slot
         return not await client.exists(Keys(settings.namespace).lease("archive", partition(game_id)))
-    finally:
-        await client.aclose()
 
 
-@pytest.fixture(params=["embedded", "redis"])
+@pytest.fixture(params=["embedded", "redis", "cluster", "embedded, file://"])
 async def made(request, tmp_path):
     """A finished game in a store of each kind: (settings, game id, version); the embedded store's data folder is
-    copied per step, so each kill starts from the game live."""
-    settings = make_settings(request.param, tmp_path, archive_after_ms=0,
-                             **({"redis_url": need_redis(), "namespace": namespace()} if request.param == "redis" else {}))
+    copied per step, so each kill starts from the game live. On the cluster the service is given a node's URL and
+    finds the cluster by itself (``cluster`` auto), as ``python -m service archive`` does. The last has its archive
+    at a ``file://`` URL (through fsspec), inside the data folder so that it is copied with it."""
+    kind, _, url = request.param.partition(", ")
+    if kind == "cluster":
+        request.getfixturevalue("redis_cluster")
+    settings = make_settings(kind, tmp_path, archive_after_ms=0,
+                             **({"archive_dir": f"file://{tmp_path / 'data' / 'archive-url'}"} if url else {}))
     yield settings, *(await finished_game(settings))
     if settings.redis_url:
         await drop_namespace_at(settings.redis_url, settings.namespace)
@@ -94,7 +96,8 @@ async def test_a_kill_at_any_step_of_archiving_leaves_the_game_readable_and_the_
     if not settings.redis_url:  # each step from the game live: a copy of the data folder
         copy = tmp_path / f"data-{step}"
         shutil.copytree(settings.data_dir, copy)
-        settings = msgspec.structs.replace(settings, data_dir=copy)
+        url = settings.archive_dir and f"file://{copy / 'archive-url'}"
+        settings = msgspec.structs.replace(settings, data_dir=copy, archive_dir=url)
     killed = archive_run(settings, crash_at=step)
     assert killed.returncode == 137, killed.stderr
     in_store, in_archive = await readable(settings, game_id, version)

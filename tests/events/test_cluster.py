@@ -59,7 +59,8 @@ async def test_games_spread_over_the_three_masters_and_every_key_of_a_game_share
     owner_of: dict[str, str] = {}
     for gid in ids:
         k = store.keys
-        names = [*k.game_keys(gid), k.game_projection("scores", gid), k.game_projection("audit", gid)]
+        names = [*k.game_keys(gid), k.game_projection("scores", gid), k.game_projection("audit", gid),
+                 *k.forget_keys(gid), k.lease("archive", partition(gid))]  # the archive's script and lease too
         # the server's own word on each key's slot (CLUSTER KEYSLOT), not only the client's
         slots = {await store.r.cluster_keyslot(name) for name in names}
         assert len(slots) == 1, (gid, names, slots)

@@ -2,6 +2,7 @@
 // command as a button (with the Talk Your Way Out of It prompt when the caller's answer is awaited).
 import { h, commandButtons, humanize } from "./common.js";
 import { withLog } from "./log.js";
+import { deadline } from "./clock.js";
 
 const METER_MAX = 60;
 const WINNING_POINTS = 200;
@@ -147,11 +148,6 @@ function meterEl(value) {
     h("div.meter-fill", { style: `width:${pct}%` }), h("span.meter-value", {}, value));
 }
 
-function countdown(deadline) {
-  const s = Math.max(0, Math.round((deadline - Date.now()) / 1000));
-  return `${s}s`;
-}
-
 function pendingEl(view, ctx) {
   const p = view.pending;
   if (!p) return null;
@@ -169,12 +165,12 @@ function pendingEl(view, ctx) {
       : choicePrompt(view, p);
     return h("section.prompt", { dataset: { pending: p.kind, respondent: p.respondent || "" } },
       h("h3", {}, "Your answer is awaited"),
-      h("p", {}, what, whose, " ", ask, " ", h("span.deadline", { dataset: { deadline: p.deadline_at } }, `(${countdown(p.deadline_at)} left)`)),
+      h("p", {}, what, whose, " ", ask, " ", deadline(p.deadline_at, ctx)),
       commandButtons(answers, distinctLabels(view, answers), ctx.send, { fold: 99 }));
   }
   return h("section.prompt.waiting", { dataset: { pending: p.kind, respondent: p.respondent || "" } },
     h("p", {}, what, whose, " Waiting for ", seatName(view, p.seat), ` to ${p.kind === "respond" ? "respond" : "choose a " + p.kind} `,
-      h("span.deadline", { dataset: { deadline: p.deadline_at } }, `(${countdown(p.deadline_at)} left)`)));
+      deadline(p.deadline_at, ctx)));
 }
 
 const EFFECT_NAMES = { take_point: "take a Point card, unseen", give_point: "give a Point card", lose_point: "lose a Point card",

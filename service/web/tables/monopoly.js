@@ -5,16 +5,10 @@
 import { h, commandButtons, humanize } from "./common.js";
 import { logPanel } from "./log.js";
 import { tradeFormEl } from "./monopoly-trade.js";
+import { deadline } from "./clock.js";
 import { GROUP_COLOURS, HOUSE_COST, SEAT_COLOURS, JAIL, HOTEL, ICONS, PIPS, money, seatName, shortName, squareName, lotName, whereIs, jailCardName, holdingsText, label } from "./monopoly-words.js";
 
 // ---------------------------------------------------------------- small pieces
-
-/** A wait's deadline, counting down (app.js ticks every [data-deadline]); in a replay, the time it was due. */
-function deadline(at, ctx) {
-  if (ctx.readonly) return h("span.deadline.muted", {}, `(due ${new Date(at).toLocaleTimeString()})`);
-  const s = Math.max(0, Math.round((at - Date.now()) / 1000));
-  return h("span.deadline", { dataset: { deadline: at } }, `(${s}s left)`);
-}
 
 function token(view, seat) {
   return h("span.mono-token", { dataset: { seat }, title: seatName(view, seat), style: `background:${SEAT_COLOURS[seat % 8]}` },

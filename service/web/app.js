@@ -6,6 +6,7 @@ import { verifyExport } from "./evidence.js";
 import { evidencePanel } from "./keeping.js";
 import { h, focusKeys, restoreFocus, clockText } from "./tables/common.js";
 import { TABLES, tableFor } from "./tables/index.js";
+import { tick } from "./tables/clock.js";
 import { statsList } from "./tables/solitaire.js";
 import { replayPage } from "./replay.js";
 import { POLL_MAX_MS, every, offlineBanner } from "./reach.js";
@@ -361,9 +362,7 @@ function gamePage(gameId, watch) {
   }, flash);
   setTimeout(follow, 0);
   const clock = setInterval(() => {
-    for (const el of document.querySelectorAll("[data-deadline]")) {
-      el.textContent = `(${Math.max(0, Math.round((Number(el.dataset.deadline) - Date.now()) / 1000))}s left)`;
-    }
+    for (const el of document.querySelectorAll("[data-deadline]")) tick(el);
     for (const el of document.querySelectorAll("[data-clock-from]")) el.textContent = clockText(Date.now() - Number(el.dataset.clockFrom));
   }, 250);
   function stop() { stopPoll(); clearInterval(clock); abort.abort(); evidence.stop(); }

@@ -69,7 +69,7 @@ async def test_a_monopoly_roll_nobody_makes_is_made_by_the_runner_and_forfeits(a
     game_id = r.json()["game_id"]
     tokens = [(await api.post(f"/games/{game_id}/seats", json={"name": f"Player {i}"})).json()["token"] for i in range(2)]
     first = await view(api, game_id, tokens[0])
-    assert first["turn_deadline_at"] is not None
+    assert first["turn_deadline_at"] is not None and first["forfeit_after"] == 1
 
     async def over():
         _, _, log = await log_of(api, game_id)
@@ -80,4 +80,6 @@ async def test_a_monopoly_roll_nobody_makes_is_made_by_the_runner_and_forfeits(a
     assert timed["public"] == {"type": "turn_timed_out", "seat": 0, "missed": 1} and timed["command"] == {"type": "timeout"}
     assert _events(log, "seat_forfeited")[0]["public"]["seat"] == 0
     assert _events(log, "game_ended")[0]["public"]["winner"] == 1
+    end = await view(api, game_id, tokens[1])
+    assert end["seats"][0]["forfeited"] and end["seats"][0]["bankrupt"] and not end["seats"][1]["forfeited"]
     await verified(api, game_id)

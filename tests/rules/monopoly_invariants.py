@@ -199,11 +199,16 @@ def seats(s: State) -> None:
             fail(s, f"seat {i}: {p.jail_tries} tries at doubles, in jail: {p.in_jail}")
         if p.bankrupt and (p.cash or p.jail_cards or p.in_jail):
             fail(s, f"bankrupt seat {i} still holds {p}")
+        if p.forfeited and not (s.config.turn_seconds and p.missed >= s.config.forfeit_after):
+            fail(s, f"seat {i} forfeited after {p.missed} missed turns")
 
 
 def at_rest(s: State, legal_commands) -> None:
     """Between two commands: a game in play waits on someone who can act, and the turn is a live seat's once
-    nothing blocks it (a bankrupt's properties are auctioned before the turn passes on)."""
+    nothing blocks it (a bankrupt's properties are auctioned before the turn passes on); a forfeit is a bankruptcy."""
+    for i, seat in enumerate(s.seats):
+        if seat.forfeited and not seat.bankrupt:
+            fail(s, f"seat {i} forfeited but not bankrupt")
     if s.phase != "playing":
         return
     if not s.blocked and s.seats[s.turn_seat].bankrupt:

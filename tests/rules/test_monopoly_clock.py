@@ -36,6 +36,7 @@ def test_each_chance_to_roll_records_its_deadline():
 def test_without_the_option_there_is_no_turn_clock():
     t = table()
     assert turn_deadline(t.state) is None
+    assert view(t.state, 0).forfeit_after is None and view(t.state, 0).turn_deadline_at is None
     t.refused(Timeout(), None, "nothing_pending")
 
 
@@ -77,6 +78,9 @@ def test_the_third_missed_turn_forfeits_bankrupt_to_the_bank_and_one_left_wins()
     assert t.of(ev.SeatForfeited)[0].missed == 3
     assert t.of(ev.WentBankrupt)[0] == ev.WentBankrupt(seat=0, creditor=None)
     assert t.seat(0).bankrupt and t.state.auction is not None  # the bank auctions what was theirs
+    seen = view(t.state, 1)
+    assert seen.forfeit_after == 3 and seen.seats[0].forfeited and seen.seats[0].missed == 3
+    assert not seen.seats[1].forfeited and seen.seats[1].missed == 0
     t.play(ev.Bid(amount=10), 1, at=AT + MINUTE)
     while not t.state.over:  # the bidding ends; the next lot, then the end
         t.play(Timeout(), None, at=t.state.pending.deadline_at)
@@ -87,7 +91,7 @@ def test_the_third_missed_turn_forfeits_bankrupt_to_the_bank_and_one_left_wins()
 def test_with_three_players_the_forfeit_passes_the_turn_and_the_bank_auctions():
     t = clocked(3, forfeit_after=1, own={0: [1]})
     t.play(Timeout(), None, at=AT + MINUTE)
-    assert t.seat(0).bankrupt and t.state.auction is not None  # Mediterranean goes under the hammer
+    assert t.seat(0).bankrupt and t.seat(0).forfeited and t.state.auction is not None  # Mediterranean goes under the hammer
     while t.state.auction is not None:
         t.play(ev.PassBid(), t.state.pending.seat, at=AT + MINUTE)
     assert t.state.turn_seat == 1 and t.of(ev.TurnBegan)[-1].deadline_at == AT + 2 * MINUTE

@@ -31,6 +31,14 @@ def stuck_line() -> tuple[str, list[dict]]:
     return lines[0]["seed"], commands
 
 
+async def duplicate_ids(page) -> list[str]:
+    """The ids the page holds more than once (ids must be unique: a selector or a label finds the first only)."""
+    return await page.evaluate(
+        "() => { const ids = [...document.querySelectorAll('[id]')].map(e => e.id);"
+        " return [...new Set(ids.filter((id, i) => ids.indexOf(id) !== i))]; }"
+    )
+
+
 async def wait_until(check, seconds: float = 20):
     deadline = time.monotonic() + seconds
     while not (result := await check()):
@@ -174,8 +182,11 @@ async def test_solitaire_new_deal_asks_first_and_the_win_screen_shows_the_time(l
     minutes, seconds = divmod(scores["solitaire"]["time_ms"] // 1000, 60)
     assert await page.inner_text("#sol-end-time") == f"{minutes}:{seconds:02d}"
     await page.locator("#move-log li", has_text="Win wins: every row runs 2 to king").wait_for()
+    # two New deal buttons now (the controls' and the end box's), each with an id of its own
+    assert await page.locator("#table button", has_text="New deal").count() == 2
+    assert await duplicate_ids(page) == []
     # once won, a new deal needs no confirming
-    await page.click("#sol-end #new-deal")
+    await page.click("#sol-end #sol-end-new-deal")
     await page.wait_for_function("old => !location.hash.endsWith(old)", arg=game_id)
     await page.wait_for_selector("#table .grid .cell")
     assert await page.locator("#confirm").count() == 0

@@ -419,6 +419,12 @@ def _(e: ev.TurnTimedOut, s: State, seq: int) -> State:
 
 
 @_apply.register
+def _(e: ev.SeatForfeited, s: State, seq: int) -> State:
+    """The forfeit itself changes nothing else: the bankruptcy to the bank that follows (``went_bankrupt``) does."""
+    return _seat(s, e.seat, forfeited=True)
+
+
+@_apply.register
 def _(e: ev.GameEnded, s: State, seq: int) -> State:
     return replace(s, phase="over", winner=e.winner, end_reason=e.reason, worth=e.worth)
 

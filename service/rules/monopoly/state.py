@@ -32,6 +32,8 @@ class SeatState(msgspec.Struct, frozen=True):
     bankrupt: bool = False
     missed: int = 0
     """Turns in a row the turn clock ran out on; reset when the player rolls (or leaves jail) themselves."""
+    forfeited: bool = False
+    """Out after ``forfeit_after`` missed turns (``seat_forfeited``): bankrupt to the bank as well."""
 
 
 class Site(msgspec.Struct, frozen=True):

@@ -8,13 +8,13 @@ from typing import Literal
 import msgspec
 
 from service.events.common import Seeding
-from service.events.receipt import Receipt
 from service.events.monopoly import Holdings, Lot, MonopolyClientCommand
+from service.events.receipt import Receipt
 
 from ..close import Closed
 from .board import SQUARES
-from .legal import LegalForms, legal_commands, legal_forms, min_bid
 from .clock import turn_deadline
+from .legal import LegalForms, legal_commands, legal_forms, min_bid
 from .state import State
 from .worth import final_worth
 
@@ -36,6 +36,8 @@ class SeatView(msgspec.Struct, kw_only=True):
     """Worth as the end of a timed game counts it."""
     missed: int = 0
     """Turns in a row the turn clock ran out on (``forfeit_after`` of them and the player forfeits)."""
+    forfeited: bool = False
+    """Out after ``forfeit_after`` missed turns: bankrupt to the bank (``bankrupt`` is set too)."""
 
 
 class SiteView(msgspec.Struct, kw_only=True):
@@ -141,6 +143,8 @@ class MonopolyView(msgspec.Struct, kw_only=True):
     pending: PendingView | None
     turn_deadline_at: int | None = None
     """When the turn clock runs out on the roll in hand (option ``turn_seconds``): then the server rolls."""
+    forfeit_after: int | None = None
+    """With a turn clock: the missed turns in a row after which a player forfeits."""
     legal: list[MonopolyClientCommand]
     legal_forms: LegalForms | None = None
     """The bounds of ``legal``'s open-ended commands (bids, build orders, claims, trade offers)."""
@@ -209,6 +213,7 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> MonopolyView:
         ],
         pending=PendingView(seat=p.seat, seats=list(p.seats), kind=p.kind, deadline_at=p.deadline_at) if p else None,
         turn_deadline_at=turn_deadline(s),
+        forfeit_after=s.config.forfeit_after if s.config.turn_seconds else None,
         legal=legal,  # type: ignore[arg-type]
         legal_forms=legal_forms(s, own, legal) if own is not None else None,
         winner=s.winner,
@@ -235,6 +240,7 @@ def _seat_view(s: State, i: int) -> SeatView:
         bankrupt=st.bankrupt,
         worth=0 if st.bankrupt else final_worth(s, i),
         missed=st.missed,
+        forfeited=st.forfeited,
     )
 
 

@@ -2,6 +2,7 @@
 // command as a button (with the Talk Your Way Out of It prompt when the caller's answer is awaited).
 import { h, commandButtons, humanize } from "./common.js";
 import { withLog } from "./log.js";
+import { deadline, turnClockEl, seatClockEl, forfeitWarningEl } from "./clock.js";
 
 const METER_MAX = 60;
 const WINNING_POINTS = 200;
@@ -30,11 +31,18 @@ function meterOf(view, seat) {
   return p ? p.meter : "?";
 }
 
-function seatName(view, seat) {
+function plainName(view, seat) {
   const p = (view.players || []).find((x) => x.seat === seat);
-  const name = (p && p.name) || `Seat ${seat}`;
+  return (p && p.name) || `Seat ${seat}`;
+}
+
+function seatName(view, seat) {
+  const name = plainName(view, seat);
   return seat === view.seat ? `${name} (you)` : name;
 }
+
+const FORFEIT_WORDS = { out: "you play no more, your turns are skipped and you cannot win",
+                        reset: "A main play of your own starts the count again." };
 
 export function label(view, c) {
   const card = c.card !== undefined ? cardName(c.card) : "";
@@ -147,11 +155,6 @@ function meterEl(value) {
     h("div.meter-fill", { style: `width:${pct}%` }), h("span.meter-value", {}, value));
 }
 
-function countdown(deadline) {
-  const s = Math.max(0, Math.round((deadline - Date.now()) / 1000));
-  return `${s}s`;
-}
-
 function pendingEl(view, ctx) {
   const p = view.pending;
   if (!p) return null;
@@ -169,12 +172,12 @@ function pendingEl(view, ctx) {
       : choicePrompt(view, p);
     return h("section.prompt", { dataset: { pending: p.kind, respondent: p.respondent || "" } },
       h("h3", {}, "Your answer is awaited"),
-      h("p", {}, what, whose, " ", ask, " ", h("span.deadline", { dataset: { deadline: p.deadline_at } }, `(${countdown(p.deadline_at)} left)`)),
+      h("p", {}, what, whose, " ", ask, " ", deadline(p.deadline_at, ctx)),
       commandButtons(answers, distinctLabels(view, answers), ctx.send, { fold: 99 }));
   }
   return h("section.prompt.waiting", { dataset: { pending: p.kind, respondent: p.respondent || "" } },
     h("p", {}, what, whose, " Waiting for ", seatName(view, p.seat), ` to ${p.kind === "respond" ? "respond" : "choose a " + p.kind} `,
-      h("span.deadline", { dataset: { deadline: p.deadline_at } }, `(${countdown(p.deadline_at)} left)`)));
+      deadline(p.deadline_at, ctx)));
 }
 
 const EFFECT_NAMES = { take_point: "take a Point card, unseen", give_point: "give a Point card", lose_point: "lose a Point card",
@@ -215,10 +218,11 @@ function render(root, view, ctx) {
   const players = h("div.players", {}, (view.players || []).map((p) =>
     h("section.player", {
       class: ["player", p.seat === view.turn && playing ? "on-turn" : "", p.seat === view.seat ? "me" : "",
-              p.seat === view.winner ? "winner" : ""].join(" "),
+              p.seat === view.winner ? "winner" : "", p.forfeited ? "forfeited" : ""].join(" "),
       dataset: { seat: p.seat, meter: p.meter, points: p.points, handSize: p.hand_size },
     },
       h("h3", {}, seatName(view, p.seat), p.bot ? h("span.tag", {}, `bot: ${p.bot}`) : null),
+      seatClockEl(view, p),
       h("div.stat", {}, "Meter ", meterEl(p.meter)),
       h("div.stat", {}, "Points ", h("b.points-value", {}, p.points), ` / ${WINNING_POINTS}`,
         view.mode === "tournament" ? ` · total ${p.total}` : "", ` · ${p.hand_size} in hand`),
@@ -264,7 +268,9 @@ function render(root, view, ctx) {
     : h("section.legal", {}, h("h3", {}, "Your moves"),
         others.length ? commandButtons(others, distinctLabels(view, others), ctx.send) : h("p.muted", {}, "Nothing to do right now."));
   root.replaceChildren(withLog(view, ctx, ...[
-    h("div.fp-head", {}, status, h("span.muted", {}, ` round ${view.round} · turn ${view.turn_number} · v${view.version}`), decks),
+    h("div.fp-head", {}, status, turnClockEl(view, ctx, view.turn, plainName(view, view.turn)),
+      h("span.muted", {}, ` round ${view.round} · turn ${view.turn_number} · v${view.version}`), decks),
+    forfeitWarningEl(view, ctx, (view.players || []).find((p) => p.seat === view.seat), FORFEIT_WORDS),
     pending, players, you, commands].filter(Boolean)));
 }
 

@@ -5,16 +5,10 @@
 import { h, commandButtons, humanize } from "./common.js";
 import { logPanel } from "./log.js";
 import { tradeFormEl } from "./monopoly-trade.js";
+import { deadline, turnClockEl, seatClockEl, forfeitWarningEl } from "./clock.js";
 import { GROUP_COLOURS, HOUSE_COST, SEAT_COLOURS, JAIL, HOTEL, ICONS, PIPS, money, seatName, shortName, squareName, lotName, whereIs, jailCardName, holdingsText, label } from "./monopoly-words.js";
 
 // ---------------------------------------------------------------- small pieces
-
-/** A wait's deadline, counting down (app.js ticks every [data-deadline]); in a replay, the time it was due. */
-function deadline(at, ctx) {
-  if (ctx.readonly) return h("span.deadline.muted", {}, `(due ${new Date(at).toLocaleTimeString()})`);
-  const s = Math.max(0, Math.round((at - Date.now()) / 1000));
-  return h("span.deadline", { dataset: { deadline: at } }, `(${s}s left)`);
-}
 
 function token(view, seat) {
   return h("span.mono-token", { dataset: { seat }, title: seatName(view, seat), style: `background:${SEAT_COLOURS[seat % 8]}` },
@@ -123,6 +117,7 @@ function centreEl(view, ctx, redraw) {
   return h("div.mono-centre", {},
     h("div.mono-title", {}, "MONOPOLY"),
     statusEl(view),
+    turnClockEl(view, ctx, view.turn_seat, seatName(view, view.turn_seat)),
     h("div.muted", {}, `${rounds} · v${view.version}`),
     diceEl(view),
     h("div.mono-bank", { dataset: { houses: view.houses, hotels: view.hotels } },
@@ -170,6 +165,7 @@ function playerEl(view, ctx, p, redraw) {
   if (p.seat === view.seat) classes.push("me");
   if (p.seat === view.winner) classes.push("winner");
   if (p.bankrupt) classes.push("bankrupt");
+  if (p.forfeited) classes.push("forfeited");
   return h("section", {
     class: classes.join(" "),
     dataset: { seat: p.seat, cash: p.cash, worth: p.worth, position: p.position, inJail: p.in_jail ? "1" : "0",
@@ -178,6 +174,7 @@ function playerEl(view, ctx, p, redraw) {
     h("h3", {}, token(view, p.seat), seatName(view, p.seat), p.bot ? h("span.tag", {}, `bot: ${p.bot}`) : null,
       p.bankrupt ? h("span.tag.mono-bankrupt", {}, "bankrupt") : null,
       p.in_jail ? h("span.tag.mono-jailed", {}, `in jail${p.jail_tries ? ` · ${p.jail_tries} tries` : ""}`) : null),
+    seatClockEl(view, p),
     h("div.stat", {}, "Cash ", h("b.mono-cash", {}, money(p.cash)), h("span.muted", {}, ` · worth ${money(p.worth)}`),
       p.bankrupt ? null : h("span.muted", {}, ` · ${whereIs(view, p)}`)),
     p.jail_cards.length ? h("div.small", {}, p.jail_cards.map(jailCardName).join(", ")) : null,
@@ -307,6 +304,9 @@ const HANDLED = new Set(["buy", "decline", "choose_tax", "bid", "pass_bid", "cla
                          "mortgage", "lift_mortgage", "offer_trade", "accept_trade", "reject_trade", "withdraw_trade",
                          "declare_bankruptcy"]);
 
+const FORFEIT_WORDS = { out: "bankrupt to the bank, which auctions your properties",
+                        reset: "A roll of your own (or leaving jail) starts the count again." };
+
 function awaitsMe(view) {
   return Boolean(view.pending && (view.pending.seats || [view.pending.seat]).includes(view.seat));
 }
@@ -346,7 +346,8 @@ function render(root, view, ctx) {
     h("div.mono", {},
       h("div.mono-main", {}, boardEl(view, ctx, redraw)),
       h("div.mono-side-col", {},
-        ...[debtsEl(view, ctx), offerEl(view, ctx), auctionEl(view, ctx), shortageEl(view, ctx), movesEl(view, ctx),
+        ...[forfeitWarningEl(view, ctx, view.seats[view.seat], FORFEIT_WORDS),
+            debtsEl(view, ctx), offerEl(view, ctx), auctionEl(view, ctx), shortageEl(view, ctx), movesEl(view, ctx),
             tradesEl(view, ctx), tradeFormEl(view, ctx, redraw),
             h("div.mono-players", {}, view.seats.map((p) => playerEl(view, ctx, p, redraw))), logPanel(view, ctx)].filter(Boolean)))));
 }

@@ -177,7 +177,8 @@ function render(root, view, ctx) {
     : view.stuck ? h("span.badge.stuck", {}, "Stuck")
     : h("span.badge.turn", {}, `${view.name || "Player"} playing`);
 
-  const newDeal = (text = "New deal") => h("button#new-deal", { type: "button", onclick: view.status === "playing" && mine ? ask("new") : () => startNew(ctx) }, text);
+  // two of them once the game is over (the controls' and the end box's): ids apart, as ids must be
+  const newDeal = (id = "new-deal") => h(`button#${id}`, { type: "button", onclick: view.status === "playing" && mine ? ask("new") : () => startNew(ctx) }, "New deal");
   const again = view.status === "finished" && mine
     ? h("button#deal-again", { type: "button", onclick: () => playAgain(ctx, view) }, "Play this deal again") : null;
 
@@ -208,7 +209,7 @@ function render(root, view, ctx) {
     ? h(`section.sol-end#sol-end.${view.result === "won" ? "won" : "lost"}`, { role: "status" },
         h("h3", {}, view.result === "won" ? "You won! Every row runs 2 to king." : view.reason === "resigned" ? "Resigned" : `Game over (${humanize(view.reason || "lost")})`),
         h("p", {}, "Time ", h("b.sol-time", {}, h("span#sol-end-time", {}, "…")), ` · ${runs} of 48 cards in their runs`),
-        mine ? h("p.buttons", {}, newDeal(), " ", again) : null)
+        mine ? h("p.buttons", {}, newDeal("sol-end-new-deal"), " ", again) : null)
     : null;
 
   const hintText = st.hint

@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
+BENCH_STAMP := $(VENV)/.bench-stamp
 
 .PHONY: install run test bench demo clean chromium
 
@@ -25,7 +26,12 @@ run: $(STAMP)
 test: $(STAMP) chromium
 	$(PY) -m pytest $(ARGS)
 
-bench: $(STAMP)
+# py-spy (bench/stages.py: where a request's CPU goes) only for the benchmarks
+$(BENCH_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[test,bench]'
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
 	$(PY) -m bench $(ARGS)
 
 clean:

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from . import archive, bots, http, length, memory, rebuild, replay
+from . import archive, bots, http, length, memory, rebuild, replay, stages
 from .report import markdown, print_table
 
-ALL = ["1", "1c", "2", "3", "3e", "4", "5", "6", "7", "8", "9", "10", "11", "11r"]
+ALL = ["1", "1c", "1s", "2", "3", "3e", "4", "5", "6", "7", "8", "9", "10", "11", "11r"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
 
     console = Console(highlight=False, width=max(160, Console().width))
     nproc = os.cpu_count() or 1
-    all_measures = {**http.measures(), **length.measures(), **replay.measures(), **rebuild.measures(), **memory.measures(), **bots.measures(), **archive.measures()}
+    all_measures = {**http.measures(), **stages.measures(), **length.measures(), **replay.measures(), **rebuild.measures(), **memory.measures(), **bots.measures(), **archive.measures()}
     wanted = [all_measures[k] for k in ALL if k in args.only]
     started = time.perf_counter()
 
@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
 
     suites = [
         ("HTTP load (1, 2, 6, 8, 9)", {"1", "1c", "2", "6", "8", "9"}, http.run),
+        ("where a request's CPU goes (1s)", {"1s"}, stages.run),
         ("game length (3)", {"3", "3e"}, length.run),
         ("replays verify (4)", {"4"}, replay.run),
         ("projection rebuild (5)", {"5"}, rebuild.run),
@@ -76,9 +77,12 @@ def main(argv: list[str] | None = None) -> int:
     title = (f"Free Parking benchmarks — nproc {nproc}, load average {load:.1f} at the end, {args.rounds} rounds"
              f"{' (--quick)' if args.quick else ''}, {time.perf_counter() - started:.0f}s")
     print_table(wanted, title, console)
+    if stages.BREAKDOWN.columns:
+        console.print(stages.BREAKDOWN.table())
     if args.markdown:
         command = "make bench" + (f" ARGS='{' '.join(argv if argv is not None else sys.argv[1:])}'" if (argv or sys.argv[1:]) else "")
-        args.markdown.write_text(markdown(wanted, f"{title}. Reproduce: `{command}`."))
+        text = markdown(wanted, f"{title}. Reproduce: `{command}`.")
+        args.markdown.write_text(text + ("\n" + stages.BREAKDOWN.markdown() if stages.BREAKDOWN.columns else ""))
         console.print(f"Markdown table written to {args.markdown}")
     return 1 if any(m.verdict == "error" for m in wanted) else 0  # a missed target is a finding, not a failure
 

@@ -1,0 +1,139 @@
+"""Attacks on the archive (service/events/archive.py, service/api/archiver.py): what a worker answers for an archived
+game whose file is not what it should be, what a rebuild does when it cannot read an archived game, and where the
+archive's I/O runs. Each hole is an ``xfail(strict=True)`` test: it fails today, and says what is wrong."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import uuid
+
+import pytest
+
+from service.events.archive import Archive, ArchiveError
+from service.projections import read_scores
+from service.projections.rebuild import rebuild
+from tests.api.conftest import ADMIN_HEADERS, make_settings, served
+from tests.api.helpers import wait_for
+
+READS = ("", "/events?limit=5000", "/audit", "/log", "/replay?at=3", "/export", "/export?as=0")
+
+
+@pytest.fixture(params=["embedded", "redis"])
+async def archiving(request, tmp_path):
+    """A service that archives a game the moment it is finished, its runner quick."""
+    async with served(make_settings(request.param, tmp_path, archive_after_ms=1, runner_interval_ms=50)) as client:
+        yield client
+
+
+async def bot_game(api) -> str:
+    r = await api.post("/games", json={"kind": "free-parking", "seats": 2}, headers=ADMIN_HEADERS)
+    game_id = r.json()["game_id"]
+    for _ in range(2):
+        assert (await api.post(f"/games/{game_id}/seats", json={"bot": "greedy"})).status_code == 201
+    return game_id
+
+
+async def archived_game(api) -> str:
+    game_id = await bot_game(api)
+
+    async def done() -> bool:
+        return ((await api.app.ctx.store.meta(game_id)) or {}).get("archived") == "1"
+
+    await wait_for(done, seconds=60)
+    return game_id
+
+
+def forget_reads(api) -> None:
+    """As a worker that never read the game: nothing of it cached."""
+    api.app.ctx.games.cache.clear()
+    api.app.ctx.store.archive._cache.clear()
+
+
+async def answers(api, game_id: str) -> dict[str, tuple[int, str]]:
+    return {p: ((r := await api.get(f"/games/{game_id}{p}")).status_code, r.text[:120]) for p in READS}
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "An archived game (meta archived=1) whose file is missing — deleted, expired by a bucket's lifecycle rule, or a "
+    "worker started with the wrong --archive — is served as an empty game: 200, status 'waiting', version 0, no "
+    "events, and /events signs a receipt for version 0 with the genesis head (the service equivocates: it signed the "
+    "real head before). Store.read/_archived answer [] for 'no file' and Games._fold never checks meta's archived "
+    "flag, version or head. It should be 503 archive_unavailable (nothing read), as for a backend that fails."))
+async def test_an_archived_game_whose_file_is_missing_is_unavailable_not_an_empty_game(archiving):
+    api = archiving
+    game_id = await archived_game(api)
+    os.remove(api.app.ctx.store.archive._path(game_id))
+    forget_reads(api)
+    got = await answers(api, game_id)
+    assert {status for status, _ in got.values()} == {503}, got
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Another game's archived file at this game's name (a restore into the wrong name, a copy between deployments) "
+    "is served as this game: every read answers 200 with the other game's events (their game_id is the other one), "
+    "and /export and /events sign receipts binding THIS game id to the OTHER game's head. Archive.read checks neither "
+    "the header's game_id nor that the head matches the store's meta (which keeps version and head), though its "
+    "doc promises 'a damaged file is ArchiveDamaged, never a wrong game'."))
+async def test_another_games_file_under_an_archived_games_name_is_damaged_not_served(archiving):
+    api = archiving
+    ours, other = await archived_game(api), await archived_game(api)
+    archive = api.app.ctx.store.archive
+    shutil.copy(archive._path(other), archive._path(ours))
+    forget_reads(api)
+    got = await answers(api, ours)
+    assert {status for status, _ in got.values()} == {503}, got
+    assert all("archive_damaged" in text for _, text in got.values()), got
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "A rebuild run with an archive that does not hold an archived game (the operator forgot --archive s3://…, so "
+    "the default <data>/archive is read) drops that game's read models and replays nothing for it, silently: it "
+    "reports success (events=0 for the game) and its scores, results and leaderboard entries are gone until "
+    "someone notices. project_games treats 'no events' as 'nothing to apply'; nothing checks meta's archived flag "
+    "and version. It should fail (ArchiveError), so the operator knows to run it again with the right archive."))
+async def test_a_rebuild_that_cannot_read_an_archived_game_fails_instead_of_dropping_it(archiving, tmp_path):
+    api, store = archiving, archiving.app.ctx.store
+    game_id = await archived_game(api)
+    version = int((await store.meta(game_id))["version"])
+    await wait_for(lambda: _scored(store, game_id, version), seconds=30)
+    store.archive = Archive(tmp_path / "not-the-archive")  # as `python -m service rebuild` without --archive
+    with pytest.raises(ArchiveError):
+        await rebuild(store)
+
+
+async def _scored(store, game_id: str, version: int) -> bool:
+    return (await read_scores(store, game_id))[1] == version
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "The archive's I/O runs on the worker's event loop: Archiver.archive_game calls Archive.write (gzip, an fsync of "
+    "the file and of its folder, or an object store's PUT) and Archive.read, and Store.read falls back to "
+    "Archive.read (a GET) for every uncached archived game a request or a rebuild reads — all synchronous, so every "
+    "request of the worker waits on each. Anyone can walk the lobby's finished games to make a worker with an "
+    "object-store archive stall on one GET after another. /readyz already moves Archive.reachable to a thread; "
+    "reads and writes are not."))
+async def test_the_archive_is_never_read_or_written_on_the_event_loop(tmp_path):
+    settings = make_settings("embedded", tmp_path, archive_dir=f"memory://attack-{uuid.uuid4().hex[:8]}/archive",
+                             archive_after_ms=1, runner_interval_ms=50)
+    async with served(settings) as api:
+        fs = api.app.ctx.store.archive.fs
+        on_loop: list[str] = []
+        pipe_file, cat_file = fs.pipe_file, fs.cat_file
+
+        def watch(name, call):
+            def wrapped(*args, **kwargs):
+                if asyncio._get_running_loop() is not None:
+                    on_loop.append(name)
+                return call(*args, **kwargs)
+            return wrapped
+
+        fs.pipe_file, fs.cat_file = watch("write", pipe_file), watch("read", cat_file)
+        try:
+            game_id = await archived_game(api)
+            forget_reads(api)
+            assert (await api.get(f"/games/{game_id}")).status_code == 200
+        finally:
+            fs.pipe_file, fs.cat_file = pipe_file, cat_file
+        assert on_loop == [], f"archive I/O on the event loop: {sorted(set(on_loop))}"

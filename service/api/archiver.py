@@ -10,6 +10,7 @@ time; after it, the game is read from the archive. At no moment is it in neither
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Callable
@@ -62,9 +63,9 @@ class Archiver:
         last = envelopes[-1]
         receipt = self.receipts.of(game_id, last.seq, last.hash, last.at) if self.receipts else None
         header = msgspec.structs.replace(header, version=last.seq, head=last.hash, receipt=receipt)
-        self.archive.write(game_id, dumps(header, envelopes))
+        await asyncio.to_thread(self.archive.write, game_id, dumps(header, envelopes))  # gzip, fsyncs, a PUT: off the loop
         _crash_after("written")
-        kept = self.archive.read(game_id)
+        kept = await asyncio.to_thread(self.archive.read, game_id)
         if kept is None or len(kept[1]) != game.version or kept[1][-1].hash != game.head or kept[0].head != game.head:
             raise ArchiveError(f"the archived copy of {game_id} does not read back as the game (version {game.version})")
         _crash_after("checked")

@@ -25,7 +25,7 @@ from service.events.logtrim import LOG_KEEP_MS
 from service.events.store import Store
 from service.events.stores import open_store
 from service.projections.projector import Projector
-from service.projections.rebuild import all_games, read_all, rebuild
+from service.projections.rebuild import RebuildRefused, all_games, read_all, rebuild
 
 
 def _store_arguments(p: argparse.ArgumentParser) -> None:
@@ -77,9 +77,13 @@ async def _rebuild(args: argparse.Namespace, console: Console) -> int:
                 counted["events"] += events
                 bar.update(task, advance=1, events=counted["events"])
 
-            done = await rebuild(
-                store, group=args.group, concurrency=args.concurrency, on_game=on_game, on_games=on_games
-            )
+            try:
+                done = await rebuild(
+                    store, group=args.group, concurrency=args.concurrency, on_game=on_game, on_games=on_games
+                )
+            except RebuildRefused as e:
+                console.print(f"rebuild refused: {e}", markup=False)
+                return 2
         table = Table(title="rebuild", show_header=False, title_justify="left")
         table.add_row("games", f"{done.games:,}")
         table.add_row("events", f"{done.events:,}")

@@ -32,6 +32,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import threading
 from collections import OrderedDict
 from pathlib import Path
 
@@ -74,6 +75,7 @@ class Archive:
                                    "backend installed)") from e
             self.folder = isinstance(self.fs, LocalFileSystem)
         self._cache: OrderedDict[str, tuple[ExportHeader, list[Envelope]]] = OrderedDict()
+        self._lock = threading.Lock()  # reads run in threads (the store's), several at once
 
     def name(self, game_id: str) -> str:
         """The game's file, in a folder per partition (so no folder holds every game)."""
@@ -95,15 +97,33 @@ class Archive:
                 self.fs.pipe_file(path, data)
         except Exception as e:  # OSError from a disk; from a backend, whatever it raises
             raise ArchiveError(f"the archive {self.root} cannot be written ({e})") from e
-        self._cache.pop(game_id, None)
+        with self._lock:
+            self._cache.pop(game_id, None)
+
+    def cached(self, game_id: str) -> tuple[ExportHeader, list[Envelope]] | None:
+        """The export of ``game_id`` if it was read lately: no I/O, so the event loop may ask."""
+        with self._lock:
+            found = self._cache.get(game_id)
+            if found is not None:
+                self._cache.move_to_end(game_id)
+            return found
+
+    def exists(self, game_id: str) -> bool:
+        """Whether the archive holds a file of ``game_id`` (not read: a rebuild's check before it drops anything)."""
+        if not GAME_ID.match(game_id):
+            return False
+        try:
+            return self.fs.exists(self._path(game_id)) if self.remote else Path(self._path(game_id)).is_file()
+        except Exception as e:
+            raise ArchiveError(f"the archive {self.root} cannot be read ({e})") from e
 
     def read(self, game_id: str) -> tuple[ExportHeader, list[Envelope]] | None:
-        """The archived export of ``game_id``, or ``None`` when the archive has no such game."""
+        """The archived export of ``game_id``, or ``None`` when the archive has no such game. Blocking (a file, a
+        GET): the store calls it in a thread, and it may run in several at once."""
         if not GAME_ID.match(game_id):
             return None
-        if game_id in self._cache:
-            self._cache.move_to_end(game_id)
-            return self._cache[game_id]
+        if (found := self.cached(game_id)) is not None:
+            return found
         try:
             # one request of an object store (a GET), not two (a HEAD first): a missing object is FileNotFoundError
             data = self.fs.cat_file(self._path(game_id)) if self.remote else Path(self._path(game_id)).read_bytes()
@@ -115,9 +135,13 @@ class Archive:
             export = load(gzip.decompress(data))
         except (OSError, EOFError, ExportError) as e:
             raise ArchiveDamaged(f"the archived game {game_id} is damaged ({e})") from e
-        self._cache[game_id] = export
-        if len(self._cache) > CACHE:
-            self._cache.popitem(last=False)
+        header, envelopes = export
+        if header.game_id != game_id or any(env.game_id != game_id for env in envelopes[:1] + envelopes[-1:]):
+            raise ArchiveDamaged(f"the archived file of {game_id} holds another game ({header.game_id})")
+        with self._lock:
+            self._cache[game_id] = export
+            if len(self._cache) > CACHE:
+                self._cache.popitem(last=False)
         return export
 
     def reachable(self) -> bool:

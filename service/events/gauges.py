@@ -7,6 +7,9 @@ from .keys import PARTITIONS, STATUSES
 from .store import Store
 
 PROJECTORS = "projectors"  # the consumer group of service/projections/projector.py
+COUNT_AT_MOST = 100_000
+"""Where Redis cannot say a group's lag, the entries after its cursor are counted, up to this many (a lag past it
+reads as this: far past any readiness bound)."""
 
 
 async def game_counts(store: Store) -> dict[str, int]:
@@ -32,22 +35,25 @@ async def projector_lag(store: Store, group: str = PROJECTORS) -> dict[int, int]
         pipe.xlen(store.keys.log(p))
         pipe.xinfo_groups(store.keys.log(p))  # an error where nothing was ever appended: no such key, so no group
     replies = await store._read(pipe.execute(raise_on_error=False))
-    lag = {}
+    lag, unknown = {}, {}
     for p in range(PARTITIONS):
         length, found = replies[2 * p], replies[2 * p + 1]
         if isinstance(length, Exception):
             raise length
         ours = None if isinstance(found, Exception) else next((g for g in found if _text(g["name"]) == group), None)
-        lag[p] = length if ours is None else _behind(ours, length)
-    return lag
-
-
-def _behind(info: dict, length: int) -> int:
-    """``lag`` (Redis 7) is unknown after entries were deleted: then what the group has not read of the length."""
-    unread = info.get("lag")
-    if unread is None:
-        unread = max(0, length - int(info.get("entries-read") or 0))
-    return int(unread) + int(info["pending"])
+        if ours is None:
+            lag[p] = length
+        elif ours.get("lag") is not None:
+            lag[p] = int(ours["lag"]) + int(ours["pending"])
+        else:
+            unknown[p] = ours
+    if unknown:  # Redis 7 does not know the lag of a group created at an id inside the log: count what follows it
+        pipe = store.r.pipeline(transaction=False)
+        for p, info in unknown.items():
+            pipe.xrange(store.keys.log(p), f"({_text(info['last-delivered-id'])}", "+", count=COUNT_AT_MOST)
+        for (p, info), unread in zip(unknown.items(), await store._read(pipe.execute()), strict=True):
+            lag[p] = len(unread) + int(info["pending"])
+    return dict(sorted(lag.items()))
 
 
 def _text(value: object) -> str:

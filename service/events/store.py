@@ -7,6 +7,7 @@ script. The entries' own format is ``entries.py``.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from typing import Any, Literal
 
@@ -14,7 +15,7 @@ import msgspec
 from redis import exceptions as rex
 from redis.asyncio.cluster import RedisCluster
 
-from .archive import Archive
+from .archive import Archive, ArchiveDamaged, ArchiveError
 from .entries import envelopes_after, xrange_bounds
 from .envelope import Envelope
 from .keys import PARTITIONS, STATUSES, Keys, partition
@@ -363,7 +364,7 @@ class Store:
         the hash the next one chains to."""
         start, extra = xrange_bounds(after, count)
         rows = await self._read(self.r.xrange(self.keys.stream(game_id), start, "+", count=extra))
-        return envelopes_after(game_id, after, rows) if rows else self._archived(game_id, after, count)
+        return envelopes_after(game_id, after, rows) if rows else await self._archived(game_id, after, count)
 
     async def read_many(self, wanted: list[tuple[str, int, int | None]]) -> list[list[Envelope]]:
         """``read(game_id, after, count)`` of each game in ``wanted``, in one round trip (one pipeline): what a
@@ -375,16 +376,28 @@ class Store:
             start, extra = xrange_bounds(after, count)
             pipe.xrange(self.keys.stream(game_id), start, "+", count=extra)
         replies = await self._read(pipe.execute())
-        return [envelopes_after(g, after, rows) if rows else self._archived(g, after, count)
+        return [envelopes_after(g, after, rows) if rows else await self._archived(g, after, count)
                 for (g, after, count), rows in zip(wanted, replies, strict=True)]
 
-    def _archived(self, game_id: str, after: int, count: int | None) -> list[Envelope]:
+    async def _archived(self, game_id: str, after: int, count: int | None) -> list[Envelope]:
         """A read the stream had no entry for — not even the one at ``after``, which a live game's read past its end
-        always finds: the game is archived (or never was). Its envelopes after ``after`` from the archive, if there."""
-        found = self.archive.read(game_id) if self.archive is not None else None
-        if found is None:
+        always finds: the game is archived, or there is no such game (``[]``). An archived game's envelopes after
+        ``after`` come from the archive — read in a thread, off the event loop — and must be the game the store's
+        metadata names (its version and head): a missing file is ``ArchiveError`` and another game's ``ArchiveDamaged``,
+        never an empty or a wrong game."""
+        meta = await self.meta(game_id)
+        if meta is None or meta.get("archived") != "1":
             return []
-        envelopes = found[1][max(after, 0):]
+        if self.archive is None:
+            raise ArchiveError(f"the game {game_id} is archived, and no archive is set")
+        found = self.archive.cached(game_id) or await asyncio.to_thread(self.archive.read, game_id)
+        if found is None:
+            raise ArchiveError(f"the archived game {game_id} is not in the archive {self.archive.root}")
+        header, envelopes = found
+        if (header.version, header.head) != (int(meta["version"]), meta.get("head")):
+            raise ArchiveDamaged(f"the archived file of {game_id} ends at version {header.version}, head {header.head[:12]}; "
+                                 f"the store's record at version {meta['version']}, head {meta.get('head', '')[:12]}")
+        envelopes = envelopes[max(after, 0):]
         return envelopes if count is None else envelopes[:count]
 
     async def meta(self, game_id: str) -> dict[str, str] | None:

@@ -9,6 +9,7 @@ does (a running one is harmless — every write is a compare-and-set — but it 
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -96,6 +97,25 @@ async def all_games(store: Store) -> tuple[list[str], dict[int, str]]:
     return list(seen), marks
 
 
+class RebuildRefused(Exception):
+    """A rebuild that could not replay every game is refused before it drops anything."""
+
+
+async def _archived_games_readable(store: Store, games: list[str]) -> None:
+    """Every archived game's file is in the archive this rebuild reads: else a rebuild would drop those games' read
+    models and put nothing back (a rebuild run without the service's ``--archive``)."""
+    metas = await store.metas(games)
+    archived = [g for g, meta in zip(games, metas, strict=True) if meta and meta.get("archived") == "1"]
+    if not archived:
+        return
+    if store.archive is None:
+        raise RebuildRefused(f"{len(archived)} games are archived and no archive is set: give the service's --archive")
+    missing = [g for g in archived if not await asyncio.to_thread(store.archive.exists, g)]
+    if missing:
+        raise RebuildRefused(f"{len(missing)} of {len(archived)} archived games are not in the archive {store.archive.root} "
+                             f"(e.g. {', '.join(missing[:3])}): is it the service's --archive? Nothing was dropped.")
+
+
 async def rebuild(
     store: Store,
     *,
@@ -110,9 +130,10 @@ async def rebuild(
     ``on_games(total)`` is told how many games there are, ``on_game(game_id, events)`` of each one replayed.
     """
     started = time.perf_counter()
+    games, marks = await all_games(store)
+    await _archived_games_readable(store, games)
     await drop_groups(store)
     dropped = await store.drop_projections()
-    games, marks = await all_games(store)
     if on_games:
         on_games(len(games))
     stats = Stats()

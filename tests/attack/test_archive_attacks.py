@@ -1,6 +1,8 @@
 """Attacks on the archive (service/events/archive.py, service/api/archiver.py): what a worker answers for an archived
 game whose file is not what it should be, what a rebuild does when it cannot read an archived game, and where the
-archive's I/O runs. Each hole is an ``xfail(strict=True)`` test: it fails today, and says what is wrong."""
+archive's I/O runs. Each was a hole an outside review found (a missing file served as an empty game, another game's
+file served as this one, a rebuild without the archive dropping read models silently, archive I/O on the event
+loop); each test failed then and holds now."""
 
 from __future__ import annotations
 
@@ -11,9 +13,9 @@ import uuid
 
 import pytest
 
-from service.events.archive import Archive, ArchiveError
+from service.events.archive import Archive
 from service.projections import read_scores
-from service.projections.rebuild import rebuild
+from service.projections.rebuild import RebuildRefused, rebuild
 from tests.api.conftest import ADMIN_HEADERS, make_settings, served
 from tests.api.helpers import wait_for
 
@@ -55,12 +57,6 @@ async def answers(api, game_id: str) -> dict[str, tuple[int, str]]:
     return {p: ((r := await api.get(f"/games/{game_id}{p}")).status_code, r.text[:120]) for p in READS}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "An archived game (meta archived=1) whose file is missing — deleted, expired by a bucket's lifecycle rule, or a "
-    "worker started with the wrong --archive — is served as an empty game: 200, status 'waiting', version 0, no "
-    "events, and /events signs a receipt for version 0 with the genesis head (the service equivocates: it signed the "
-    "real head before). Store.read/_archived answer [] for 'no file' and Games._fold never checks meta's archived "
-    "flag, version or head. It should be 503 archive_unavailable (nothing read), as for a backend that fails."))
 async def test_an_archived_game_whose_file_is_missing_is_unavailable_not_an_empty_game(archiving):
     api = archiving
     game_id = await archived_game(api)
@@ -70,12 +66,6 @@ async def test_an_archived_game_whose_file_is_missing_is_unavailable_not_an_empt
     assert {status for status, _ in got.values()} == {503}, got
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Another game's archived file at this game's name (a restore into the wrong name, a copy between deployments) "
-    "is served as this game: every read answers 200 with the other game's events (their game_id is the other one), "
-    "and /export and /events sign receipts binding THIS game id to the OTHER game's head. Archive.read checks neither "
-    "the header's game_id nor that the head matches the store's meta (which keeps version and head), though its "
-    "doc promises 'a damaged file is ArchiveDamaged, never a wrong game'."))
 async def test_another_games_file_under_an_archived_games_name_is_damaged_not_served(archiving):
     api = archiving
     ours, other = await archived_game(api), await archived_game(api)
@@ -87,33 +77,21 @@ async def test_another_games_file_under_an_archived_games_name_is_damaged_not_se
     assert all("archive_damaged" in text for _, text in got.values()), got
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "A rebuild run with an archive that does not hold an archived game (the operator forgot --archive s3://…, so "
-    "the default <data>/archive is read) drops that game's read models and replays nothing for it, silently: it "
-    "reports success (events=0 for the game) and its scores, results and leaderboard entries are gone until "
-    "someone notices. project_games treats 'no events' as 'nothing to apply'; nothing checks meta's archived flag "
-    "and version. It should fail (ArchiveError), so the operator knows to run it again with the right archive."))
 async def test_a_rebuild_that_cannot_read_an_archived_game_fails_instead_of_dropping_it(archiving, tmp_path):
     api, store = archiving, archiving.app.ctx.store
     game_id = await archived_game(api)
     version = int((await store.meta(game_id))["version"])
     await wait_for(lambda: _scored(store, game_id, version), seconds=30)
     store.archive = Archive(tmp_path / "not-the-archive")  # as `python -m service rebuild` without --archive
-    with pytest.raises(ArchiveError):
+    with pytest.raises(RebuildRefused, match="not in the archive"):
         await rebuild(store)
+    assert await _scored(store, game_id, version)  # refused before anything was dropped
 
 
 async def _scored(store, game_id: str, version: int) -> bool:
     return (await read_scores(store, game_id))[1] == version
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "The archive's I/O runs on the worker's event loop: Archiver.archive_game calls Archive.write (gzip, an fsync of "
-    "the file and of its folder, or an object store's PUT) and Archive.read, and Store.read falls back to "
-    "Archive.read (a GET) for every uncached archived game a request or a rebuild reads — all synchronous, so every "
-    "request of the worker waits on each. Anyone can walk the lobby's finished games to make a worker with an "
-    "object-store archive stall on one GET after another. /readyz already moves Archive.reachable to a thread; "
-    "reads and writes are not."))
 async def test_the_archive_is_never_read_or_written_on_the_event_loop(tmp_path):
     settings = make_settings("embedded", tmp_path, archive_dir=f"memory://attack-{uuid.uuid4().hex[:8]}/archive",
                              archive_after_ms=1, runner_interval_ms=50)

@@ -372,7 +372,7 @@ class Games:
                 claim=claim,
             )
         )
-        metrics.APPENDS.labels(result.outcome).inc()
+        metrics.labelled(metrics.APPENDS, result.outcome).inc()
         if result.outcome == "ok":
             if game.version == envelopes[0].seq - 1:
                 game.commit(envelopes, state)

@@ -12,6 +12,7 @@ import contextlib
 import os
 import re
 from collections.abc import AsyncIterator, Iterable
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -25,7 +26,7 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import REGISTRY, Collector
 
-__all__ = ["APPENDS", "COMMANDS", "CONTENT_TYPE_LATEST", "REQUESTS", "RESPONSES", "STORE_ERRORS", "STREAMS", "exposition"]
+__all__ = ["APPENDS", "COMMANDS", "CONTENT_TYPE_LATEST", "REQUESTS", "RESPONSES", "STORE_ERRORS", "STREAMS", "exposition", "labelled"]
 
 REQUESTS = Histogram(
     "free_parking_request_seconds", "Time from a request's arrival to its answer's headers, by route",
@@ -39,6 +40,20 @@ COMMANDS = Counter(
 APPENDS = Counter("free_parking_appends_total", "Appends to the event store by outcome (ok, conflict)", ["outcome"])
 STORE_ERRORS = Counter("free_parking_store_errors_total", "Requests the store could not serve (busy, unavailable)", ["error"])
 STREAMS = Gauge("free_parking_sse_streams", "Event streams open now", multiprocess_mode="livesum")
+
+
+_CHILDREN: dict[tuple[int, tuple[str, ...]], Any] = {}
+
+
+def labelled(metric: Counter | Histogram, *values: str) -> Any:
+    """``metric.labels(*values)``, the child kept: ``labels`` takes a lock and checks its values on every call (a few
+    µs), and a request makes three. The label sets are bounded — routes are patterns, methods a fixed set, statuses,
+    outcomes and error codes the service's own — so the children kept are too."""
+    key = (id(metric), values)
+    child = _CHILDREN.get(key)
+    if child is None:
+        child = _CHILDREN[key] = metric.labels(*values)
+    return child
 
 
 @contextlib.asynccontextmanager

@@ -52,12 +52,12 @@ def install(app: Sanic, access_log: bool) -> None:
         if response.status >= 400 and response.body and response.content_type == "application/json":
             response.body, code = _with_request_id(response.body, request_id)
         if (command := getattr(request.ctx, "command", None)) is not None:
-            metrics.COMMANDS.labels(*command, code).inc()
+            metrics.labelled(metrics.COMMANDS, *command, code).inc()
         seconds = time.perf_counter() - getattr(request.ctx, "arrived", time.perf_counter())
         route = "/" + request.route.path if request.route else "unmatched"  # a route's pattern, never the raw path
         method = request.method if request.method in METHODS else "other"  # a made-up method is no series of its own
-        metrics.REQUESTS.labels(method, route).observe(seconds)
-        metrics.RESPONSES.labels(method, route, str(response.status)).inc()
+        metrics.labelled(metrics.REQUESTS, method, route).observe(seconds)
+        metrics.labelled(metrics.RESPONSES, method, route, str(response.status)).inc()
         if access_log:
             access.info(_json.encode({
                 "at": round(time.time(), 3), "request_id": request_id, "method": request.method, "path": request.path,

@@ -4,6 +4,9 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 BENCH_STAMP := $(VENV)/.bench-stamp
+# make test runs the suite in this many processes (pytest-xdist): most of its time is spent waiting on servers, drills
+# and browsers, so more processes than cores pay; at least 3, at most 8 (each starts servers of its own)
+TEST_JOBS ?= $(shell $(PYTHON) -c "import os; print(max(3, min(8, os.cpu_count() or 1)))")
 
 .PHONY: install run test bench demo clean chromium
 
@@ -24,7 +27,7 @@ run: $(STAMP)
 	$(PY) -m service $(ARGS)
 
 test: $(STAMP) chromium
-	$(PY) -m pytest $(ARGS)
+	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal --durations=15 $(ARGS)
 
 # py-spy (bench/stages.py: where a request's CPU goes) only for the benchmarks
 $(BENCH_STAMP): $(STAMP)

@@ -34,6 +34,15 @@ async def finished_bot_game(api) -> str:
     return game_id
 
 
+async def held_back_finished_game(api) -> str:
+    """A bot game played to its end and scored, the runner's archiver held back meanwhile: the test archives it."""
+    api.app.ctx.runner.archiver.after_ms = 3_600_000
+    game_id = await finished_bot_game(api)
+    await wait_for(lambda: _status(api, game_id, "finished"), seconds=60)
+    await wait_for(lambda: _scored(api, game_id), seconds=30)
+    return game_id
+
+
 async def answers(api, game_id: str, token: str | None = None) -> dict[str, tuple[int, bytes]]:
     headers = bearer(token) if token else {}
     return {path: ((r := await api.get(f"/games/{game_id}{path}", headers=headers)).status_code, r.content) for path in READS}
@@ -41,10 +50,7 @@ async def answers(api, game_id: str, token: str | None = None) -> dict[str, tupl
 
 async def test_a_finished_game_is_archived_and_reads_as_before(archiving):
     api, store = archiving, archiving.app.ctx.store
-    api.app.ctx.runner.archiver.after_ms = 3_600_000  # hold it back while the game is read live
-    game_id = await finished_bot_game(api)
-    await wait_for(lambda: _status(api, game_id, "finished"), seconds=60)
-    await wait_for(lambda: _scored(api, game_id), seconds=30)
+    game_id = await held_back_finished_game(api)  # read live first
     live = await answers(api, game_id)
     assert {status for status, _ in live.values()} == {200}, live
     assert await store.r.exists(store.keys.stream(game_id))
@@ -85,10 +91,7 @@ async def test_a_game_whose_read_models_lag_stays_in_the_store(archiving):
     """The removal checks that the read models applied the game's last event: else nothing is removed, and the
     game is looked at again later."""
     api, store = archiving, archiving.app.ctx.store
-    api.app.ctx.runner.archiver.after_ms = 3_600_000
-    game_id = await finished_bot_game(api)
-    await wait_for(lambda: _status(api, game_id, "finished"), seconds=60)
-    await wait_for(lambda: _scored(api, game_id), seconds=30)
+    game_id = await held_back_finished_game(api)
     version = int((await store.meta(game_id))["version"])
     await store.r.hset(store.keys.game_projection("scores", game_id), "applied", version - 1)
     assert await store.forget_events(game_id, version) is False
@@ -124,10 +127,7 @@ async def test_one_archiver_a_partition_the_other_leaves_its_games_alone(archivi
 
     api, store = archiving, archiving.app.ctx.store
     ours = api.app.ctx.runner.archiver
-    ours.after_ms = 3_600_000
-    game_id = await finished_bot_game(api)
-    await wait_for(lambda: _status(api, game_id, "finished"), seconds=60)
-    await wait_for(lambda: _scored(api, game_id), seconds=30)
+    game_id = await held_back_finished_game(api)
     assert await ours.archive_game(game_id) == "not_yet"  # takes the lease: it is ours from now on
     theirs = Archiver(api.app.ctx.games, store.archive, 1, None, "another-worker", lease_ms=ours.lease_ms)
     assert await theirs.archive_game(game_id) == "leased"
@@ -144,10 +144,7 @@ async def test_an_archived_game_is_never_archived_again(archiving):
 
     api, store = archiving, archiving.app.ctx.store
     ours = api.app.ctx.runner.archiver
-    ours.after_ms = 3_600_000
-    game_id = await finished_bot_game(api)
-    await wait_for(lambda: _status(api, game_id, "finished"), seconds=60)
-    await wait_for(lambda: _scored(api, game_id), seconds=30)
+    game_id = await held_back_finished_game(api)
     ours.after_ms = 1
     assert await ours.archive_game(game_id) == "archived"
     before = _archived_file(api, game_id)

@@ -16,8 +16,9 @@ import pytest
 from service.events.archive import Archive
 from service.projections import read_scores
 from service.projections.rebuild import RebuildRefused, rebuild
-from tests.api.conftest import ADMIN_HEADERS, make_settings, served
+from tests.api.conftest import make_settings, served
 from tests.api.helpers import wait_for
+from tests.api.test_archive import finished_bot_game
 
 READS = ("", "/events?limit=5000", "/audit", "/log", "/replay?at=3", "/export", "/export?as=0")
 
@@ -29,16 +30,8 @@ async def archiving(request, tmp_path):
         yield client
 
 
-async def bot_game(api) -> str:
-    r = await api.post("/games", json={"kind": "free-parking", "seats": 2}, headers=ADMIN_HEADERS)
-    game_id = r.json()["game_id"]
-    for _ in range(2):
-        assert (await api.post(f"/games/{game_id}/seats", json={"bot": "greedy"})).status_code == 201
-    return game_id
-
-
 async def archived_game(api) -> str:
-    game_id = await bot_game(api)
+    game_id = await finished_bot_game(api)
 
     async def done() -> bool:
         return ((await api.app.ctx.store.meta(game_id)) or {}).get("archived") == "1"

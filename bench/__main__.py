@@ -19,7 +19,7 @@ from rich.console import Console
 from . import archive, bots, http, length, memory, rebuild, replay, stages
 from .report import markdown, print_table
 
-ALL = ["1", "1c", "1s", "2", "3", "3e", "4", "5", "6", "7", "8", "9", "10", "11", "11r"]
+ALL = ["1", "1c", "1s", "2", "3", "3e", "4", "4j", "5", "6", "7", "8", "9", "10", "11", "11r"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         ("HTTP load (1, 2, 6, 8, 9)", {"1", "1c", "2", "6", "8", "9"}, http.run),
         ("where a request's CPU goes (1s)", {"1s"}, stages.run),
         ("game length (3)", {"3", "3e"}, length.run),
-        ("replays verify (4)", {"4"}, replay.run),
+        ("replays verify (4)", {"4", "4j"}, replay.run),
         ("projection rebuild (5)", {"5"}, rebuild.run),
         ("memory (7)", {"7"}, memory.run),
         ("the expert bot (10)", {"10"}, bots.run),

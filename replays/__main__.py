@@ -113,7 +113,7 @@ def _check_log(data: bytes, args: argparse.Namespace, console: Console, bar: Pro
 def _check_bundle(data: bytes, args: argparse.Namespace, console: Console, bar: Progress, where: str) -> bool:
     """One line per table's log, one per problem with the manifest, one per table that receipts were given for, and
     the bundle's verdict last."""
-    verdict = _verify_bundle(data, bar)
+    verdict = _verify_bundle(data, bar, args.jobs)
     lines = verdict.lines()
     for line in lines[:-1]:
         if not (args.quiet and line.startswith("OK ")):
@@ -160,11 +160,11 @@ def _starts_bundle(path: Path) -> bool:
         return False
 
 
-def _verify_bundle(data: bytes, bar: Progress) -> BundleVerdict:
-    """Every check of a bundle, the bar following its events."""
+def _verify_bundle(data: bytes, bar: Progress, jobs: int = 1) -> BundleVerdict:
+    """Every check of a bundle, the bar following its events (its tables in ``jobs`` processes)."""
     manifest, exports = load_bundle(data)
     task = bar.add_task(f"tournament {manifest.tournament_id}", total=sum(len(envelopes) for _, envelopes in exports))
-    verdict = verify_bundle(manifest, exports, progress=lambda done: bar.update(task, completed=done))
+    verdict = verify_bundle(manifest, exports, progress=lambda done: bar.update(task, completed=done), jobs=jobs)
     bar.remove_task(task)
     return verdict
 
@@ -242,6 +242,12 @@ def _diff(args: argparse.Namespace) -> int:
         return 2
 
 
+def _jobs(text: str) -> int:
+    if not text.isdecimal() or not 1 <= int(text) <= 256:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes (1-256)")
+    return int(text)
+
+
 def _claim(text: str) -> tuple[int, str]:
     from .seeds import parse_claim
 
@@ -265,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     v.add_argument("--client-seed", action="append", type=_claim, metavar="SEAT:HEX",
                    help="the client seed you sent for SEAT (repeatable): the log must record exactly that one")
     v.add_argument("-q", "--quiet", action="store_true", help="print only rejections and the total")
+    v.add_argument("--jobs", type=_jobs, default=1, metavar="N",
+                   help="verify a bundle's tables in N processes at once (default 1; the verdict is the same)")
     v.set_defaults(func=_verify)
     g = sub.add_parser("golden", help="verify the golden logs in replays/golden/; --write records the missing ones")
     g.add_argument("--write", action="store_true", help="record every golden not yet recorded (never rewrites one)")

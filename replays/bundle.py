@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 
 import msgspec
 
@@ -76,8 +77,11 @@ class BundleVerdict(msgspec.Struct, kw_only=True):
         return [t.line() for t in self.logs] + self.problems + [self.summary()]
 
 
-def verify_bundle(manifest: Manifest, exports: list[Export], *, progress: Progress | None = None) -> BundleVerdict:
-    """Every check of a bundle; ``progress`` is told how many events (of all tables) are done so far."""
+def verify_bundle(manifest: Manifest, exports: list[Export], *, progress: Progress | None = None,
+                  jobs: int = 1) -> BundleVerdict:
+    """Every check of a bundle; ``progress`` is told how many events (of all tables) are done so far. With ``jobs``
+    above 1 the tables' logs are verified in that many processes at once (each table whole: ``progress`` moves a
+    table at a time), and the verdict is the same."""
     verdict = BundleVerdict(
         tournament_id=manifest.tournament_id,
         name=manifest.name,
@@ -88,11 +92,9 @@ def verify_bundle(manifest: Manifest, exports: list[Export], *, progress: Progre
     for t in manifest.tables:
         index.setdefault(t.game_id, t.table)
     done = 0
-    for j, (header, envelopes) in enumerate(exports):
+    for j, ((header, envelopes), table_verdict) in enumerate(zip(exports, verify_logs(exports, jobs, progress), strict=True)):
         label = where(index[header.game_id], header.game_id) if header.game_id in index else f"log {j + 1} of the bundle (game {header.game_id})"
-        tick = None if progress is None else (lambda i, base=done: progress(base + i))
-        verdict.logs.append(TableVerdict(label=label, verdict=verify(header, envelopes, progress=tick),
-                                         contributed=contributions(envelopes)))
+        verdict.logs.append(TableVerdict(label=label, verdict=table_verdict, contributed=contributions(envelopes)))
         done += len(envelopes)
         if progress is not None:
             progress(done)
@@ -102,6 +104,20 @@ def verify_bundle(manifest: Manifest, exports: list[Export], *, progress: Progre
     verdict.problems += _standings_problems(manifest, logs)
     verdict.problems += _ranking_problems(manifest, logs)
     return verdict
+
+
+def verify_logs(exports: list[Export], jobs: int = 1, progress: Progress | None = None) -> Iterator[Verdict]:
+    """Each log's verdict, in order: one after another, or in ``jobs`` processes (a verdict as each is needed)."""
+    if jobs <= 1 or len(exports) < 2:
+        done = 0
+        for header, envelopes in exports:
+            yield verify(header, envelopes, progress=None if progress is None else (lambda i, base=done: progress(base + i)))
+            done += len(envelopes)
+        return
+    with ProcessPoolExecutor(max_workers=min(jobs, len(exports))) as pool:
+        futures = [pool.submit(verify, header, envelopes) for header, envelopes in exports]
+        for future in futures:
+            yield future.result()
 
 
 def contributions(envelopes: list[Envelope]) -> str:

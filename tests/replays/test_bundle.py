@@ -404,3 +404,25 @@ def test_a_ranking_edited_in_the_manifest_is_refused(twins, tmp_path, capsys):
     assert lines[-1] == "REJECTED tournament t-twins (Spring Cup): 2 of 2 logs verified, 1 problem with the manifest"
     code, lines = _verify(tmp_path, capsys, replace(manifest, ranking=manifest.ranking[:-1]), exports)
     assert code == 1 and any(line.startswith("ranking line 6: manifest says no such line, the logs say 5. ") for line in lines)
+
+
+def test_tables_verified_in_several_processes_give_the_same_verdict(tournament):
+    manifest, exports = tournament
+    header, envelopes = exports[1]
+    i = index_of(envelopes, "errand_run")
+    forged = [exports[0], (header, envelopes[:i] + [with_public(envelopes[i], points=999)] + envelopes[i + 1 :])]
+    for logs in (exports, forged):
+        seen: list[int] = []
+        alone, together = verify_bundle(manifest, logs), verify_bundle(manifest, logs, progress=seen.append, jobs=2)
+        assert together == alone
+        assert seen == sorted(seen) and seen[-1] == sum(len(envelopes) for _, envelopes in logs)
+    assert not verify_bundle(manifest, forged, jobs=2).ok
+
+
+def test_the_cli_takes_jobs_and_refuses_a_number_that_is_none(tournament, tmp_path, capsys):
+    path = _write(tmp_path, *tournament)
+    assert main(["verify", "--jobs", "2", path]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("OK tournament t-spring")
+    with pytest.raises(SystemExit):
+        main(["verify", "--jobs", "0", path])
+    assert "not a number of processes" in capsys.readouterr().err

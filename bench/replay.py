@@ -57,10 +57,12 @@ def run(args, ms: dict[str, Measure], log) -> None:
                     for header, envelopes in logs:
                         fold(header, envelopes)
                     t_fold = min(t_fold, time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        if not all(v.ok for v in verify_logs(logs, jobs=2)):
-            raise RuntimeError("a log failed to verify in the processes")
-        t_jobs = time.perf_counter() - t0
+        t_jobs = float("inf")
+        for _ in range(3):  # best of three, as above; each run starts its processes anew
+            t0 = time.perf_counter()
+            if not all(v.ok for v in verify_logs(logs, jobs=2)):
+                raise RuntimeError("a log failed to verify in the processes")
+            t_jobs = min(t_jobs, time.perf_counter() - t0)
         ms["4j"].add(t_verify / t_jobs, f"{events / t_jobs:,.0f} vs {events / t_verify:,.0f} events/s")
         ms["4"].add(t_fold / t_verify, f"{events / t_verify:,.0f} vs {events / t_fold:,.0f} events/s ({len(logs)} games, {events:,} events)")
         log(f"  round {rnd + 1}: verify {events / t_verify:,.0f} events/s, fold {events / t_fold:,.0f} events/s (best of 3 each)")

@@ -9,6 +9,7 @@ names its table (index and game id), and for scores the player and the round.
 
 from __future__ import annotations
 
+import multiprocessing
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -107,17 +108,35 @@ def verify_bundle(manifest: Manifest, exports: list[Export], *, progress: Progre
 
 
 def verify_logs(exports: list[Export], jobs: int = 1, progress: Progress | None = None) -> Iterator[Verdict]:
-    """Each log's verdict, in order: one after another, or in ``jobs`` processes (a verdict as each is needed)."""
+    """Each log's verdict, in order: one after another, or in ``jobs`` processes (a verdict as each is needed).
+    Forked processes find the logs where the parent left them, so only the verdicts cross between processes; where
+    a platform cannot fork, each log is sent to its process."""
     if jobs <= 1 or len(exports) < 2:
         done = 0
         for header, envelopes in exports:
             yield verify(header, envelopes, progress=None if progress is None else (lambda i, base=done: progress(base + i)))
             done += len(envelopes)
         return
-    with ProcessPoolExecutor(max_workers=min(jobs, len(exports))) as pool:
-        futures = [pool.submit(verify, header, envelopes) for header, envelopes in exports]
-        for future in futures:
-            yield future.result()
+    global _SHARED
+    forked = "fork" in multiprocessing.get_all_start_methods()
+    _SHARED = exports
+    try:
+        context = multiprocessing.get_context("fork") if forked else None
+        with ProcessPoolExecutor(max_workers=min(jobs, len(exports)), mp_context=context) as pool:
+            futures = [pool.submit(_verify_shared, i) if forked else pool.submit(verify, *export)
+                       for i, export in enumerate(exports)]
+            for future in futures:
+                yield future.result()
+    finally:
+        _SHARED = []
+
+
+_SHARED: list[Export] = []
+"""The logs a forked verifier reads (set by ``verify_logs`` before its processes start)."""
+
+
+def _verify_shared(i: int) -> Verdict:
+    return verify(*_SHARED[i])
 
 
 def contributions(envelopes: list[Envelope]) -> str:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.servers import ours
+
 REDIS_SERVER = shutil.which("redis-server")
 REDIS_CLI = shutil.which("redis-cli")
 MASTERS = 3
@@ -40,7 +42,7 @@ def free_cluster_port() -> int:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-        if port + 10000 < 65536 and _free(port + 10000):
+        if port + 10000 < 65536 and ours(port) and _free(port + 10000):
             return port
     raise RuntimeError("no free pair of loopback ports (port, port + 10000) for a cluster node")
 

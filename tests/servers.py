@@ -26,15 +26,37 @@ ALWAYS = ("--appendonly", "yes", "--appendfsync", "always")
 EVERYSEC = ("--appendonly", "yes", "--appendfsync", "everysec")
 
 
+def xdist_share() -> tuple[int, int]:
+    """This pytest-xdist worker's index and how many workers there are ((0, 1) in one process). A worker picks only
+    ports ≡ index (mod count): a port is free when picked and bound by a server a moment later, so two workers
+    picking at once could both take it — and one test would then talk to the other's server."""
+    name = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "") or 1)
+    index = int(name[2:]) if name.startswith("gw") and name[2:].isdecimal() else 0
+    return index % count, count
+
+
+def ours(port: int) -> bool:
+    """Whether ``port`` is among this worker's share (``xdist_share``)."""
+    index, count = xdist_share()
+    return port % count == index
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free loopback port of this worker's share."""
+    for _ in range(1000):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if ours(port):
+            return port
+    raise RuntimeError("no free loopback port of this test worker's share")
 
 
 def free_port_in(ports: range) -> int:
-    """A free loopback port of ``ports`` (tests given a range of their own), tried in a random order."""
-    tried = list(ports)
+    """A free loopback port of ``ports`` (tests given a range of their own) and of this worker's share, tried in a
+    random order."""
+    tried = [port for port in ports if ours(port)]
     random.shuffle(tried)
     for port in tried:
         with socket.socket() as s:

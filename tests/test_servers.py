@@ -1,0 +1,25 @@
+"""The tests' own ports (tests/servers.py): each pytest-xdist worker picks only from its share, so two workers
+starting servers at once never pick the same free port (one test would then talk to the other's server)."""
+
+from __future__ import annotations
+
+from tests.servers import free_port, free_port_in, xdist_share
+
+
+def test_each_worker_picks_ports_of_its_own_share(monkeypatch):
+    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "3")
+    picked = {}
+    for index in range(3):
+        monkeypatch.setenv("PYTEST_XDIST_WORKER", f"gw{index}")
+        assert xdist_share() == (index, 3)
+        picked[index] = {free_port() for _ in range(5)} | {free_port_in(range(18800, 18900)) for _ in range(5)}
+        assert all(port % 3 == index for port in picked[index])
+    assert not (picked[0] & picked[1] or picked[1] & picked[2] or picked[0] & picked[2])
+
+
+def test_one_process_has_every_port(monkeypatch):
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
+    assert xdist_share() == (0, 1)
+    picked = {free_port_in(range(29000, 29003)) for _ in range(60)}  # no test's range: below the ephemeral ports too
+    assert picked <= {29000, 29001, 29002} and len(picked) >= 2  # not one residue class: every port may be picked

@@ -71,6 +71,24 @@ async def version_after(page, old: int) -> int:
     return await handle.json_value()
 
 
+RECORD_DRAWS = """() => {
+  window.drawnVersions = [];
+  const note = () => { const t = document.querySelector('#table'); if (t) window.drawnVersions.push(Number(t.dataset.version)); };
+  new MutationObserver(note).observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ['data-version']});
+}"""
+
+
+async def record_draws(page) -> None:
+    """From now on, note every version the table is drawn at: a draw that the next refresh replaces within one frame
+    (an older answer drawn, then the newest polled again) is still seen, where ``wait_for_selector`` can miss it."""
+    await page.evaluate(RECORD_DRAWS)
+
+
+async def drawn(page, version: int) -> None:
+    """Wait until the table has been drawn at ``version`` since ``record_draws``, however briefly."""
+    await page.wait_for_function("v => window.drawnVersions.includes(v)", arg=version)
+
+
 async def grid(page) -> list[list[str | None]]:
     cards = await page.eval_on_selector_all(
         "#table .grid .row",

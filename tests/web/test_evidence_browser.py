@@ -23,7 +23,7 @@ from service.events.export import dumps, load
 from tests.api.conftest import bearer
 
 # the ``browser`` fixture and page helpers; where test_browser skips (no Chromium), this module skips with it
-from tests.web.test_browser import browser, open_page, register, version_after  # noqa: F401
+from tests.web.test_browser import browser, drawn, open_page, record_draws, register, version_after  # noqa: F401
 
 pytestmark = pytest.mark.parametrize("live_kind", ["embedded"])
 
@@ -340,8 +340,9 @@ async def test_an_honest_command_answer_that_arrives_behind_the_stream_is_not_fl
     assert r.status_code == 200, r.text
     newest = r.json()["version"]
     await page.wait_for_selector(f'#table[data-version="{newest}"]')  # streamed and viewed before the answer comes
+    await record_draws(page)
     release.set()
-    await page.wait_for_selector(f'#table[data-version="{answer["view"]["version"]}"]')  # the held answer, drawn
+    await drawn(page, answer["view"]["version"])  # the held answer, drawn (a poll may replace it within a frame)
     await page.unroute(f"**/games/{game_id}/commands")
     await page.wait_for_selector(f'#table[data-version="{newest}"]')  # the next poll
     await resign(page)

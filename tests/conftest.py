@@ -49,3 +49,15 @@ async def store(request, tmp_path):
     yield s
     await drop_namespace(s.r, ns)
     await s.close()
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test's report carries the tail of each service log it kept (``item.service_logs``: title, path), so
+    a failure seen once on a busy machine can be explained from its report alone."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed:
+        for title, path in getattr(item, "service_logs", []):
+            lines = path.read_text(errors="replace").splitlines() if path.exists() else ["(no log)"]
+            report.sections.append((title, "\n".join(lines[-80:])))

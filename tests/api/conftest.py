@@ -104,12 +104,15 @@ async def live(live_kind, tmp_path, request):
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     env.update(settings.to_env())
     port = free_port()
-    proc = subprocess.Popen(  # noqa: ASYNC220 - started once per test, before any request: nothing to block
-        [sys.executable, "-m", "service", "serve", "--port", str(port), "--data", str(settings.data_dir)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    log = tmp_path / "live.log"
+    request.node.service_logs = [*getattr(request.node, "service_logs", []), ("log of the live service", log)]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(  # noqa: ASYNC220 - started once per test, before any request: nothing to block
+            [sys.executable, "-m", "service", "serve", "--port", str(port), "--data", str(settings.data_dir)],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     try:
         wait_healthy(port, proc)
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:

@@ -41,8 +41,16 @@ async def follow(port: int, game_id: str, opened: asyncio.Event, counter: list[i
 
 
 async def answer(client: httpx.AsyncClient, method: str, path: str, **kw) -> str:
-    """``200``, or ``503 <code>`` and the Retry-After of a busy answer, or whatever else came (a failure)."""
-    r = await client.request(method, path, **kw)
+    """``200``, or ``503 <code>`` and the Retry-After of a busy answer, or whatever else came (a failure, named with
+    its causes: a connection lost says how)."""
+    try:
+        r = await client.request(method, path, **kw)
+    except httpx.TransportError as e:
+        causes, at = [], e
+        while at is not None:
+            causes.append(repr(at))
+            at = at.__cause__ or at.__context__
+        return f"{method} {path}: " + " <- ".join(causes)
     if r.status_code == 503:
         code = r.json()["error"]["code"]
         assert code == "store_busy" and int(r.headers["retry-after"]) >= 1, r.text

@@ -11,9 +11,9 @@ from .expert import ExpertBot
 from .free_parking import BOTS as FREE_PARKING_BOTS
 from .monopoly import BOTS as MONOPOLY_BOTS
 from .solitaire import BOTS as SOLITAIRE_BOTS
-from .turns import awaited, holds_up, next_move
+from .turns import awaited, holds_up, next_move, seated
 
-__all__ = ["BOTS", "Bot", "awaited", "bot", "holds_up", "next_move"]
+__all__ = ["BOTS", "Bot", "awaited", "bot", "holds_up", "next_move", "seated"]
 
 
 class Bot(Protocol):

@@ -37,3 +37,9 @@ def next_move(
         if command is not None:
             return seat, command
     return None
+
+
+def seated(bots: dict[Any, Any], s: Any) -> list[Any]:
+    """Each seat's bot now, from ``bots`` by player: a trade of places moves players, and each bot plays its own
+    player wherever that player sits (as the service's bots do)."""
+    return [bots[st.player] for st in s.seats]

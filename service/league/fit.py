@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 import service.rules.free_parking as rules
-from service.bots import next_move
+from service.bots import next_move, seated
 from service.bots.free_parking import GreedyBot, RandomBot
 from service.bots.value import FEATURES, features
 from service.cli import seeds
@@ -34,12 +34,13 @@ def positions(games: int, base: bytes) -> tuple[np.ndarray, np.ndarray]:
         lineup = [GreedyBot() if (g >> k) % 3 else RandomBot() for k in range(seats)]
         sim = new_game("free-parking", seats, seeds.game_seed(base, g), f"fit-{g}", [b.name for b in lineup], {"mode": mode})
         rnd = random.Random(seeds.bots_seed(base, g))
+        playing = {st.player: b for st, b in zip(sim.game.state.seats, lineup, strict=True)}
         kept = []
         while sim.game.state.phase != "finished":
             s = sim.game.state
             if len(sim.envelopes) % EVERY == 0:
                 kept.append((s, [st.player for st in s.seats]))
-            seat, command = next_move(rules, s, lineup, rnd)
+            seat, command = next_move(rules, s, seated(playing, s), rnd)
             sim.send(command, seat)
         end = sim.game.state
         winner = end.seats[end.winner].player

@@ -6,7 +6,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from service.bots import Bot, bot, next_move
+from service.bots import Bot, bot, next_move, seated
 from service.events.base import Player
 from service.events.common import Create, Seeding, TakeSeat, Timeout
 from service.events.envelope import Envelope
@@ -71,9 +71,12 @@ def play(
     ``turn_timeouts`` > 0 that share of turns with a turn clock (option ``turn_seconds``) to the server's default.
 
     ``players`` are bots already built, for a caller that sets them up (a search budget); by default each
-    seat's bot is built from its name in ``bots``."""
+    seat's bot is built from its name in ``bots``. Each bot plays the player it was seated as, wherever a trade of
+    places moves that player (as the service's bots do): a bot that stayed with its seat would play its opponent's
+    game after a trade, and a league would credit it with the other bot's play."""
     rules = sim.game.rules
     players = players or [bot(rules.KIND, name) for name in bots]
+    playing = {st.player: p for st, p in zip(sim.game.state.seats, players, strict=True)}
     for _ in range(max_commands):
         s = sim.game.state
         if rules.status_of(s) == "finished":
@@ -88,7 +91,7 @@ def play(
             sim.at = max(sim.at, due - STEP_MS)
             yield from sim.send(Timeout(), None)
             continue
-        move = next_move(rules, s, players, rnd)
+        move = next_move(rules, s, seated(playing, s), rnd)
         if move is None:
             raise RuntimeError(f"no seat can act at version {s.version}")
         yield from sim.send(move[1], move[0])

@@ -11,6 +11,7 @@ in CI (``FREE_PARKING_CI=1``), where that is a failure.
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -36,13 +37,16 @@ def _free(port: int) -> bool:
         return False
 
 
+NODE_PORTS = range(22000, 22768)
+"""Where cluster nodes listen: each node's bus port (port + 10000) then lies below the ephemeral ports too."""
+
+
 def free_cluster_port() -> int:
-    """A free loopback port whose cluster bus port (port + 10000) is free too."""
-    for _ in range(200):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if port + 10000 < 65536 and ours(port) and _free(port + 10000):
+    """A free loopback port of this worker's share whose cluster bus port (port + 10000) is free too."""
+    tried = [port for port in NODE_PORTS if ours(port)]
+    random.shuffle(tried)
+    for port in tried:
+        if _free(port) and _free(port + 10000):
             return port
     raise RuntimeError("no free pair of loopback ports (port, port + 10000) for a cluster node")
 

@@ -3,6 +3,9 @@ starting servers at once never pick the same free port (one test would then talk
 
 from __future__ import annotations
 
+import pytest
+
+from tests.cluster import free_cluster_port
 from tests.servers import free_port, free_port_in, xdist_share
 
 
@@ -23,3 +26,13 @@ def test_one_process_has_every_port(monkeypatch):
     assert xdist_share() == (0, 1)
     picked = {free_port_in(range(29000, 29003)) for _ in range(60)}  # no test's range: below the ephemeral ports too
     assert picked <= {29000, 29001, 29002} and len(picked) >= 2  # not one residue class: every port may be picked
+
+
+@pytest.mark.parametrize("count", [2, 4])
+def test_every_worker_finds_ports_however_many_workers_share_them(monkeypatch, count):
+    """The kernel hands out odd ports first for port 0: with an even number of workers, a share of even ports must
+    still find free ones, for a server and for a cluster node (and its bus port)."""
+    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", str(count))
+    for index in range(count):
+        monkeypatch.setenv("PYTEST_XDIST_WORKER", f"gw{index}")
+        assert {free_port() % count, free_cluster_port() % count} == {index}

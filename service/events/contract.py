@@ -109,6 +109,11 @@ class CommandRecord(msgspec.Struct, frozen=True):
     last: int
 
 
+def text(value: object) -> str:
+    """A Redis reply as text, whether the connection decodes replies or not."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def command_digest(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()
 

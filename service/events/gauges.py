@@ -3,6 +3,7 @@ projectors' consumer group is behind the partition logs. Each is one pipelined r
 
 from __future__ import annotations
 
+from .contract import text
 from .keys import PARTITIONS, STATUSES
 from .store import Store
 
@@ -40,7 +41,7 @@ async def projector_lag(store: Store, group: str = PROJECTORS) -> dict[int, int]
         length, found = replies[2 * p], replies[2 * p + 1]
         if isinstance(length, Exception):
             raise length
-        ours = None if isinstance(found, Exception) else next((g for g in found if _text(g["name"]) == group), None)
+        ours = None if isinstance(found, Exception) else next((g for g in found if text(g["name"]) == group), None)
         if ours is None:
             lag[p] = length
         elif ours.get("lag") is not None:
@@ -50,11 +51,7 @@ async def projector_lag(store: Store, group: str = PROJECTORS) -> dict[int, int]
     if unknown:  # Redis 7 does not know the lag of a group created at an id inside the log: count what follows it
         pipe = store.r.pipeline(transaction=False)
         for p, info in unknown.items():
-            pipe.xrange(store.keys.log(p), f"({_text(info['last-delivered-id'])}", "+", count=COUNT_AT_MOST)
+            pipe.xrange(store.keys.log(p), f"({text(info['last-delivered-id'])}", "+", count=COUNT_AT_MOST)
         for (p, info), unread in zip(unknown.items(), await store._read(pipe.execute()), strict=True):
             lag[p] = len(unread) + int(info["pending"])
     return dict(sorted(lag.items()))
-
-
-def _text(value: object) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)

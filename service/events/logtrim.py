@@ -14,6 +14,7 @@ the archive), not the logs.
 
 from __future__ import annotations
 
+from .contract import text
 from .keys import PARTITIONS
 from .store import Store
 
@@ -37,7 +38,7 @@ async def trim_logs(store: Store, keep_ms: int) -> int:
         if isinstance(groups, Exception) or not groups:  # no log yet, or no group has read it
             continue
         needed[p] = min([floor, *(_id(g["last-delivered-id"]) for g in groups)])
-        pending += [(p, _text(g["name"])) for g in groups if int(g["pending"])]
+        pending += [(p, text(g["name"])) for g in groups if int(g["pending"])]
     if pending:
         pipe = store.r.pipeline(transaction=False)
         for p, group in pending:
@@ -54,9 +55,5 @@ async def trim_logs(store: Store, keep_ms: int) -> int:
 
 
 def _id(value: object) -> StreamId:
-    ms, _, seq = _text(value).partition("-")
+    ms, _, seq = text(value).partition("-")
     return int(ms), int(seq or 0)
-
-
-def _text(value: object) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)

@@ -23,6 +23,7 @@ from typing import Any
 
 from redis import exceptions as rex
 
+from service.events.contract import text
 from service.events.envelope import Envelope
 from service.events.keys import PARTITIONS
 from service.events.logtrim import trim_logs
@@ -223,10 +224,6 @@ async def _project_batch(
     await asyncio.gather(*(one(g) for g in alone))
 
 
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
 class Projector:
     """One consumer of the projectors' group; run several (in one process or many) to share the partitions' work."""
 
@@ -286,7 +283,7 @@ class Projector:
                 while starts:
                     batch = await self._read_groups(starts)
                     done += await self._process(batch)
-                    starts = {p: _text(e[-1][0]) for p, e in batch.items() if len(e) >= self.count}
+                    starts = {p: text(e[-1][0]) for p, e in batch.items() if len(e) >= self.count}
             except BaseException:
                 self._own_pending.update(parts)
                 raise
@@ -313,7 +310,7 @@ class Projector:
             replies = await self.store._read(pipe.execute())
             batch, following = {}, {}
             for p, reply in zip(starts, replies, strict=True):
-                cursor, claimed = _text(reply[0]), reply[1]
+                cursor, claimed = text(reply[0]), reply[1]
                 if claimed:
                     batch[p] = claimed
                     self.stats.reclaimed += len(claimed)

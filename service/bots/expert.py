@@ -10,7 +10,8 @@ of the deal — which in this game is most of what happens.
 
 The search is bounded by *nodes* (commands decided), never by time, so a seed and a budget give the same game on
 any machine. It reads the true table only through ``worlds.sample``: ``omniscient=True`` skips that and searches
-the true world, a ceiling for measurement that no table may seat (``python -m service bot-league``).
+the true world, a ceiling for measurement that no table may seat (``python -m service bot-league``), and
+``open_hands=True`` samples only the decks' orders, seeing every hand: what of that ceiling is knowing the hands.
 """
 
 from __future__ import annotations
@@ -59,8 +60,10 @@ class RuleOfThumb(GreedyBot):
 class ExpertBot:
     name = "expert"
 
-    def __init__(self, nodes: int = NODES, *, horizon: int = HORIZON, omniscient: bool = False) -> None:
-        self.nodes, self.horizon, self.omniscient = nodes, horizon, omniscient
+    def __init__(
+        self, nodes: int = NODES, *, horizon: int = HORIZON, omniscient: bool = False, open_hands: bool = False
+    ) -> None:
+        self.nodes, self.horizon, self.omniscient, self.open_hands = nodes, horizon, omniscient, open_hands
         self._greedy, self._thumb = GreedyBot(), RuleOfThumb()
 
     def choose(self, s: State, seat: int, legal: list[msgspec.Struct], rnd: random.Random) -> msgspec.Struct | None:
@@ -72,7 +75,7 @@ class ExpertBot:
         spent = 0
         while spent < self.nodes or len(values[0]) < MIN_WORLDS:
             world_seed = rnd.getrandbits(64)
-            world = s if self.omniscient else worlds.sample(s, seat, random.Random(world_seed))
+            world = s if self.omniscient else worlds.sample(s, seat, random.Random(world_seed), hands_known=self.open_hands)
             spent += WORLD_NODES
             for k, option in enumerate(options):
                 value, used = self._continue(world, seat, option, me, random.Random(world_seed))

@@ -45,10 +45,18 @@ def unseen(s: State, seat: int) -> tuple[list[str], list[str]]:
     return sorted(_playing(sets) - seen), sorted(_second_chance(sets) - seen_sc)
 
 
-def sample(s: State, seat: int, rnd: random.Random) -> State:
+def sample(s: State, seat: int, rnd: random.Random, *, hands_known: bool = False) -> State:
     """A world ``seat`` cannot tell from ``s``: the unseen cards dealt to the other hands and the deck (each keeps
     its size), the unseen Second Chance cards shuffled into their deck, a fan of Point cards in a new order, and a
-    new seed for every shuffle still to come."""
+    new seed for every shuffle still to come.
+
+    ``hands_known`` (for measurement only: no seat knows the other hands) keeps every hand as it is and hides only
+    what no player could know, the decks' orders and the fan's: what the expert would win seeing the hands."""
+    if hands_known:
+        deck, chances = sorted(s.deck), sorted(s.second_chance)
+        rnd.shuffle(deck)
+        rnd.shuffle(chances)
+        return _dealt(s, s.seats, deck, chances, rnd)
     pool, pool_sc = unseen(s, seat)
     others = [i for i in range(s.n) if i != seat]
     wanted = sum(len(s.seats[i].hand) for i in others) + len(s.deck)
@@ -62,6 +70,11 @@ def sample(s: State, seat: int, rnd: random.Random) -> State:
         size = len(seats[i].hand)
         seats[i] = replace(seats[i], hand=tuple(pool[at : at + size]))
         at += size
+    return _dealt(s, tuple(seats), pool[at:], pool_sc, rnd)
+
+
+def _dealt(s: State, seats: tuple, deck: list[str], chances: list[str], rnd: random.Random) -> State:
+    """``s`` with these hands and deck orders, its fan of Point cards shuffled and a new seed."""
     action = s.action
     if action is not None and action.fan:
         fan = list(action.fan)
@@ -69,9 +82,9 @@ def sample(s: State, seat: int, rnd: random.Random) -> State:
         action = replace(action, fan=tuple(fan))
     return replace(
         s,
-        seats=tuple(seats),
-        deck=tuple(pool[at:]),
-        second_chance=tuple(pool_sc),
+        seats=seats,
+        deck=tuple(deck),
+        second_chance=tuple(chances),
         action=action,
         seed=rnd.randbytes(32),
         seeding="legacy",

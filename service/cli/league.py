@@ -8,7 +8,7 @@ search is bounded by nodes, so the printed command line prints the same table on
 It prints each bot's win share a seat at each table with a 95% Wilson interval, and an Elo-style rating per bot
 (a Bradley–Terry fit of who beat whom). Solitaire is played alone: each bot plays the same deals (``--seats 1``).
 The card game also fields ``omniscient``: the expert's search given the true hidden cards, a ceiling for
-measurement that no table may seat.
+measurement that no table may seat, and ``open-hands``: the same search seeing every hand, not the decks' orders.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """One league game, played in memory through the rules' decider (``service.sim.games``): its winner, by seat.
 
 The bots are made here from their names: a kind's seatable bots (``service.bots.BOTS``) and, for measurement only,
-``omniscient`` — the card game's expert search given the true hidden cards, a ceiling no table may seat.
+``omniscient`` — the card game's expert search given the true hidden cards, a ceiling no table may seat — and
+``open-hands``, the same search seeing every hand but not the decks' orders.
 ``nodes`` sets the budget of a bot that searches (the expert's nodes, the solitaire solver's budget).
 """
 
@@ -17,8 +18,10 @@ from service.sim.games import new_game, play
 
 from .tables import Task
 
-MEASUREMENT_ONLY: dict[str, dict[str, type]] = {"free-parking": {"omniscient": ExpertBot}}
+MEASUREMENT_ONLY: dict[str, dict[str, type]] = {"free-parking": {"omniscient": ExpertBot, "open-hands": ExpertBot}}
 """Bots the league may field that no game may seat: they read what a seat may not see."""
+SIGHT = {"omniscient": {"omniscient": True}, "open-hands": {"open_hands": True}}
+"""What each of them is told: ``omniscient`` the true table, decks' orders included; ``open-hands`` every hand."""
 
 
 def names(kind: str) -> list[str]:
@@ -30,7 +33,7 @@ def make(kind: str, name: str, nodes: int | None = None) -> Bot:
     omniscient = name in MEASUREMENT_ONLY.get(kind, {})
     cls = MEASUREMENT_ONLY[kind][name] if omniscient else BOTS[kind][name]
     params = inspect.signature(cls).parameters
-    kw: dict = {"omniscient": True} if omniscient else {}
+    kw: dict = dict(SIGHT[name]) if omniscient else {}
     if nodes is not None:
         budget = next((p for p in ("nodes", "budget") if p in params), None)
         if budget is not None:

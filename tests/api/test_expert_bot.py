@@ -38,7 +38,7 @@ async def test_an_expert_seated_over_http_plays_the_game_to_a_verified_end(api, 
     assert threading.current_thread().name not in threads
 
 
-@pytest.mark.parametrize(("kind", "bot"), [("solitaire", "expert"), ("free-parking", "omniscient")])
+@pytest.mark.parametrize(("kind", "bot"), [("solitaire", "expert"), ("free-parking", "omniscient"), ("free-parking", "open-hands")])
 async def test_a_bot_the_table_may_not_seat_is_refused_and_changes_nothing(api, kind, bot):
     r = await api.post("/games", json={"kind": kind, "seats": 1} if kind == "solitaire" else {"kind": kind, "seats": 2})
     game_id = r.json()["game_id"]

@@ -92,7 +92,20 @@ def test_the_omniscient_ceiling_reads_the_hidden_cards_so_the_check_above_could_
 
 def test_the_expert_is_seatable_and_the_omniscient_search_is_not():
     assert "expert" in BOTS["free-parking"]
-    assert "omniscient" not in BOTS["free-parking"]
+    assert "omniscient" not in BOTS["free-parking"] and "open-hands" not in BOTS["free-parking"]
+
+
+def test_an_open_hands_world_keeps_every_hand_and_hides_only_the_orders_of_the_decks():
+    """``open-hands`` (measurement only) splits the ceiling: it sees the other hands, as the omniscient search does,
+    but not which card each draw brings."""
+    reordered = 0
+    for s, seat in list(positions(3, seats=3))[::9]:
+        world = worlds.sample(s, seat, random.Random(3), hands_known=True)
+        assert [st.hand for st in world.seats] == [st.hand for st in s.seats]
+        assert sorted(world.deck) == sorted(s.deck) and sorted(world.second_chance) == sorted(s.second_chance)
+        assert world.seed != s.seed
+        reordered += world.deck != s.deck
+    assert reordered > 0
 
 
 def _played(bots: list[str], seed: bytes, nodes: int = SMALL, **options) -> list:

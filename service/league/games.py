@@ -18,10 +18,11 @@ from service.sim.games import new_game, play
 
 from .tables import Task
 
-MEASUREMENT_ONLY: dict[str, dict[str, type]] = {"free-parking": {"omniscient": ExpertBot, "open-hands": ExpertBot}}
-"""Bots the league may field that no game may seat: they read what a seat may not see."""
-SIGHT = {"omniscient": {"omniscient": True}, "open-hands": {"open_hands": True}}
-"""What each of them is told: ``omniscient`` the true table, decks' orders included; ``open-hands`` every hand."""
+MEASUREMENT_ONLY: dict[str, dict[str, tuple[type, dict]]] = {
+    "free-parking": {"omniscient": (ExpertBot, {"omniscient": True}), "open-hands": (ExpertBot, {"open_hands": True})},
+}
+"""Bots the league may field that no game may seat, each a class and what it is told that a seat may not see:
+``omniscient`` the true table, decks' orders included; ``open-hands`` every hand."""
 
 
 def names(kind: str) -> list[str]:
@@ -30,10 +31,9 @@ def names(kind: str) -> list[str]:
 
 def make(kind: str, name: str, nodes: int | None = None) -> Bot:
     """The bot ``name`` of ``kind``, with ``nodes`` as its search budget where it searches."""
-    omniscient = name in MEASUREMENT_ONLY.get(kind, {})
-    cls = MEASUREMENT_ONLY[kind][name] if omniscient else BOTS[kind][name]
+    cls, told = MEASUREMENT_ONLY.get(kind, {}).get(name) or (BOTS[kind][name], {})
     params = inspect.signature(cls).parameters
-    kw: dict = dict(SIGHT[name]) if omniscient else {}
+    kw: dict = dict(told)
     if nodes is not None:
         budget = next((p for p in ("nodes", "budget") if p in params), None)
         if budget is not None:

@@ -39,6 +39,7 @@ class Operation:
     summary: str
     description: str = ""
     body: Any = None
+    body_required: bool = True  # False where no body means ``{}`` (a registered player taking a seat sends none)
     answers: dict[int, Any] = field(default_factory=dict)
     errors: tuple[int, ...] = ()
     query: dict[str, tuple[str | dict[str, Any], str]] = field(default_factory=dict)  # name: (a type or a JSON schema, text)
@@ -148,7 +149,7 @@ def _operation(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
     if params:
         out["parameters"] = params
     if op.body is not None:
-        out["requestBody"] = {"required": True, "content": {"application/json": {"schema": refs[op.body]}}}
+        out["requestBody"] = {"required": op.body_required, "content": {"application/json": {"schema": refs[op.body]}}}
     responses: dict[str, Any] = {}
     for status, answer in op.answers.items():
         if answer is None:  # no body (204)

@@ -174,7 +174,8 @@ async def list_games(request: Request) -> HTTPResponse:
 
 
 @bp.post("/games/<game_id:str>/seats")
-@doc("post", "/games/<game_id:str>/seats", "Take a seat", body=s.JoinSeat, answers={201: s.SeatAnswer}, errors=(400, 401, 404, 409, 413, 503))
+@doc("post", "/games/<game_id:str>/seats", "Take a seat", body=s.JoinSeat, body_required=False, answers={201: s.SeatAnswer},
+     errors=(400, 401, 404, 409, 413, 503))
 async def join(request: Request, game_id: str) -> HTTPResponse:
     body = _decode(request, s.JoinSeat)
     who = await _caller(request)

@@ -261,3 +261,17 @@ async def test_the_tournament_export_documents_its_formats_and_the_ranking_its_r
     assert {"application/x-ndjson", "text/csv"} <= set(export["responses"]["200"]["content"])
     ranked = document["components"]["schemas"]["Ranked"]
     assert "rounds_won" in ranked["required"] and ranked["properties"]["rounds_won"]["type"] == "integer"
+
+
+async def test_a_body_the_service_may_go_without_is_published_as_optional(api, document):
+    """A registered player takes a seat with their token alone: no body is ``{}``. The document says so, else a
+    client generated from it must send a body, and a contract checker flags the bodiless join as accepted bad data."""
+    seats = document["paths"]["/games/{game_id}/seats"]["post"]["requestBody"]
+    assert seats["required"] is False
+    assert document["paths"]["/games"]["post"]["requestBody"]["required"] is True
+    token = (await api.post("/players", json={"name": "Cat"})).json()["token"]
+    game_id = (await api.post("/games", json={"kind": "free-parking", "seats": 2})).json()["game_id"]
+    r = await api.post(f"/games/{game_id}/seats", headers=bearer(token))
+    assert r.status_code == 201, r.text
+    r = await api.post(f"/games/{game_id}/seats")  # no token, no body: neither a name nor a bot
+    assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_request", r.text

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
+import signal
 
 from tests.api.helpers import trade_places_seed
 from tests.drills.support import ADMIN_HEADERS, bearer
@@ -32,20 +34,24 @@ class Client:
         return self.conn.sock.getsockname()[1]
 
 
-def one_client_per_worker(service, tries: int = 64) -> list[Client]:
-    """A connection to each of the service's two workers (the kernel hands new connections to either)."""
-    held: dict[int, Client] = {}
-    for _ in range(tries):
-        client = Client(service.port)
-        assert client.request("GET", "/healthz")[0] == 200  # answered: a worker has accepted the connection
-        pid = service.worker_serving(client.port)
-        if pid is not None and pid not in held:
-            held[pid] = client
-            if len(held) == 2:
-                return list(held.values())
-        else:
-            client.conn.close()
-    raise AssertionError(f"{tries} connections never reached both workers: {service.workers()}")
+def one_client_per_worker(service) -> list[Client]:
+    """A connection to each of the service's two workers. They accept from one shared listening socket, and the
+    kernel hands a new connection to whichever worker takes it first — often the same one every time (64 tries in a
+    row reached one worker in a CI run) — so the worker already held is paused while the second connection is made:
+    only the other one can accept it."""
+    first = Client(service.port)
+    assert first.request("GET", "/healthz")[0] == 200  # answered: a worker has accepted the connection
+    held = service.worker_serving(first.port)
+    assert held is not None, service.workers()
+    os.kill(held, signal.SIGSTOP)
+    try:
+        second = Client(service.port)
+        assert second.request("GET", "/healthz")[0] == 200
+        other = service.worker_serving(second.port)
+    finally:
+        os.kill(held, signal.SIGCONT)
+    assert other not in (None, held), (held, other, service.workers())
+    return [first, second]
 
 
 def test_a_worker_whose_cache_predates_a_trade_refuses_the_seat_the_player_left(servers, services):

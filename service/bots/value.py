@@ -3,8 +3,8 @@
 Each seat's standing is a weighted sum of *features* of its place — points down and how near the winning line,
 minutes on the meter and what it can spend them on, what its hand holds, whether Officer Jones could strike it,
 whether the turn is its — and a seat's chance of winning is its share of ``exp(standing)`` among the seats
-(a conditional logit). The weights are fitted by ``python -m service.league.fit`` to the positions of seeded bot
-games and who went on to win them; ``WEIGHTS`` is what it printed. The expert's search judges the tables its
+(a conditional logit). The weights are fitted by ``python -m service.league.fit`` to the positions of seeded games
+between the rule of thumb and greedy bots — the players of the expert's continuations — and who went on to win them; ``WEIGHTS`` is what it printed. The expert's search judges the tables its
 continuations reach with ``chances``: no table is judged by a hand-tuned guess.
 """
 
@@ -21,8 +21,8 @@ FEATURES = (
 )
 
 WEIGHTS = (
-    0.9451, 0.9094, 0.6074, 0.2245, -0.2635, 0.0387, -0.1747, -0.3078, 0.0352, -0.0136, -0.1473, -0.1472, 0.0477,
-    -0.1960, 1.5141,
+    0.8152, 0.8199, 0.8681, -0.1658, 0.5425, 0.2332, 0.1447, 0.2071, 0.1170, 0.3515, -0.0120, -0.2537, 0.0064,
+    -0.3331, 1.2841,
 )
 """One weight a feature, in the order of ``FEATURES`` (``python -m service.league.fit`` prints them)."""
 

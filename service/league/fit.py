@@ -1,10 +1,12 @@
 """``python -m service.league.fit``: fit the card game's table judgement (``service.bots.value``) to bot games.
 
-Seeded games of greedy and random bots (two to four seats, both modes) are played; at every few commands each
-seat's ``features`` are kept with whether that seat's player went on to win. A conditional logit — each seat's chance
-its share of ``exp(w · features)`` — is fitted by gradient ascent on the log-likelihood (a little L2), and the
-weights are printed in the order of ``FEATURES``, ready to paste as ``WEIGHTS``. Deterministic: the same
-``--games`` and ``--seed`` print the same weights.
+Seeded games between the rule of thumb and greedy bots (two to four seats, both modes) are played — the players of
+the expert's own continuations, and of about equal skill: with a random bot at the table, what predicts the winner is
+mostly which seat is the random one, and weights fitted to that judged holding Free Parking a loss. At every few
+commands each seat's ``features`` are kept with whether that seat's player went on to win. A conditional logit —
+each seat's chance its share of ``exp(w · features)`` — is fitted by gradient ascent on the log-likelihood (a little
+L2), and the weights are printed in the order of ``FEATURES``, ready to paste as ``WEIGHTS``. Deterministic: the
+same ``--games`` and ``--seed`` print the same weights.
 """
 
 from __future__ import annotations
@@ -17,12 +19,15 @@ import numpy as np
 
 import service.rules.free_parking as rules
 from service.bots import next_move, seated
-from service.bots.free_parking import GreedyBot, RandomBot
+from service.bots.expert import RuleOfThumb
+from service.bots.free_parking import GreedyBot
 from service.bots.value import FEATURES, features
 from service.cli import seeds
 from service.sim.games import new_game
 
 EVERY = 3
+LINEUP = (RuleOfThumb, GreedyBot)
+"""The bots a fitted game seats, each seat drawn from these by the game's index."""
 
 
 def positions(games: int, base: bytes) -> tuple[np.ndarray, np.ndarray]:
@@ -31,7 +36,8 @@ def positions(games: int, base: bytes) -> tuple[np.ndarray, np.ndarray]:
     for g in range(games):
         seats = 2 + g % 3
         mode = "tournament" if g % 4 == 3 else "standard"
-        lineup = [GreedyBot() if (g >> k) % 3 else RandomBot() for k in range(seats)]
+        pick = random.Random(g)
+        lineup = [LINEUP[pick.randrange(len(LINEUP))]() for _ in range(seats)]
         sim = new_game("free-parking", seats, seeds.game_seed(base, g), f"fit-{g}", [b.name for b in lineup], {"mode": mode})
         rnd = random.Random(seeds.bots_seed(base, g))
         playing = {st.player: b for st, b in zip(sim.game.state.seats, lineup, strict=True)}
@@ -80,7 +86,7 @@ def log_loss(x: np.ndarray, won: np.ndarray, w: np.ndarray) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m service.league.fit", description=__doc__)
-    p.add_argument("--games", type=int, default=4000)
+    p.add_argument("--games", type=int, default=3000)
     p.add_argument("--seed", default="0")
     args = p.parse_args(argv)
     base = seeds.parse_base(args.seed)

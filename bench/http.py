@@ -33,6 +33,9 @@ def measures() -> dict[str, Measure]:
         "2": Measure("2", "command p99 latency under that load", "bare Sanic p99 + the append script's own p99 (EVALSHA)", 2.0, "max"),
         "6": Measure("6", "commands/s with 2 workers (Redis)", "1 worker", 1.6, "min", applies=nproc >= 4,
                      note=f"the target applies where nproc ≥ 4; this machine has nproc = {nproc}, shared with the load generator"),
+        "6c": Measure("6c", "CPU a request with 2 workers (both workers + Redis)", "1 worker's (flat, ≤ 1.1×, means it scales)",
+                      1.1, "max", applies=False,
+                      note="reported (issue 19): the CPU a command costs does not grow with workers where this is near 1"),
         "8": Measure("8", "embedded store: HTTP commands/s (same load)", "the service on real Redis", 0.5, "min"),
         "9": Measure("9", "HTTP commands/s with signed receipts (1 worker, Redis)", "the same service signing nothing (--no-receipts)",
                      0.9, "min"),
@@ -90,11 +93,14 @@ def run(args, ms: dict[str, Measure], log) -> None:
                 log(f"  round {rnd + 1}: service, no receipts:      {_short(unsigned)}")
                 ms["9"].add(game["commands_per_s"] / unsigned["commands_per_s"],
                             f"{game['commands_per_s']:.0f} vs {unsigned['commands_per_s']:.0f} commands/s")
-            if "6" in args.only:
+            if "6" in args.only or "6c" in args.only:
                 two = _run(procs.service(2, redis.url), "game", args, seed, redis=redis)
                 log(f"  round {rnd + 1}: service (Redis, 2 workers): {_short(two)}")
                 ms["6"].add(two["commands_per_s"] / game["commands_per_s"],
                             f"{two['commands_per_s']:.0f} vs {game['commands_per_s']:.0f} commands/s")
+                both = two["server_cpu_us"] + two["redis_cpu_us"]
+                ms["6c"].add(both / ours, f"{two['server_cpu_us']:.0f} µs workers + {two['redis_cpu_us']:.0f} µs Redis vs "
+                                          f"{game['server_cpu_us']:.0f} + {game['redis_cpu_us']:.0f} µs")
 
 
 def _short(r: dict) -> str:

@@ -35,7 +35,7 @@ def measures() -> dict[str, Measure]:
                      note=f"the target applies where nproc ≥ 4; this machine has nproc = {nproc}, shared with the load generator"),
         "6c": Measure("6c", "CPU a request with 2 workers (both workers + Redis)", "1 worker's (flat, ≤ 1.1×, means it scales)",
                       1.1, "max", applies=False,
-                      note="reported (issue 19): the CPU a command costs does not grow with workers where this is near 1"),
+                      note="reported (issue 19): the CPU a request costs does not grow with workers where this is near 1"),
         "8": Measure("8", "embedded store: HTTP commands/s (same load)", "the service on real Redis", 0.5, "min"),
         "9": Measure("9", "HTTP commands/s with signed receipts (1 worker, Redis)", "the same service signing nothing (--no-receipts)",
                      0.9, "min"),

@@ -4,8 +4,9 @@ Each seat's standing is a weighted sum of *features* of its place — points dow
 minutes on the meter and what it can spend them on, what its hand holds, whether Officer Jones could strike it,
 whether the turn is its — and a seat's chance of winning is its share of ``exp(standing)`` among the seats
 (a conditional logit). The weights are fitted by ``python -m service.league.fit`` to the positions of seeded games
-between the rule of thumb and greedy bots — the players of the expert's continuations — and who went on to win them; ``WEIGHTS`` is what it printed. The expert's search judges the tables its
-continuations reach with ``chances``: no table is judged by a hand-tuned guess.
+between the rule of thumb and greedy bots — the players of the expert's continuations — and who went on to win
+them; ``WEIGHTS`` is what it printed. The expert's search judges the tables its continuations reach with
+``chances``: no table is judged by a hand-tuned guess.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ async def test_a_killed_workers_streams_are_not_counted_open_after_it_died(serve
     async with httpx.AsyncClient(base_url=service.url, timeout=10) as api:
         game_id = (await api.post("/games", json={"kind": "solitaire"})).json()["game_id"]
     conns = []
-    for _ in range(STREAMS):  # each on a connection of its own: the kernel spreads them over both workers
+    for _ in range(STREAMS):  # each on a connection of its own, on whichever worker accepts it (``alive`` counts)
         reader, writer = await asyncio.open_connection("127.0.0.1", service.port)
         writer.write(f"GET /games/{game_id}/events/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
         await writer.drain()

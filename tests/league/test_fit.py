@@ -35,7 +35,8 @@ def test_more_points_down_is_a_better_chance_and_a_won_game_is_certain():
 def test_a_free_parking_or_a_talk_card_in_hand_is_worth_more_than_a_card_to_throw_away():
     """Fitted to evenly matched players, the judgement counts the cards that win errands and save points as gains
     (weights fitted to games with random bots at the table counted a Free Parking card a loss)."""
+    other_hand = ["M20-2", "M20-3", "P30-2"]
+    without = chances(build_table(2, hands={0: ["M20-4", "M20-1", "P30-1"], 1: other_hand}, turn=1).state)[0]
     for card in ("FP-1", "TW-1"):
-        with_it = build_table(2, hands={0: [card, "M20-1", "P30-1"], 1: ["M20-2", "M20-3", "P30-2"]}, turn=1)
-        without = build_table(2, hands={0: ["M20-4", "M20-1", "P30-1"], 1: ["M20-2", "M20-3", "P30-2"]}, turn=1)
-        assert chances(with_it.state)[0] > chances(without.state)[0], card
+        with_it = build_table(2, hands={0: [card, "M20-1", "P30-1"], 1: other_hand}, turn=1)
+        assert chances(with_it.state)[0] > without, card

@@ -101,6 +101,20 @@ async def test_a_game_whose_read_models_lag_stays_in_the_store(archiving):
     assert await store.forget_events(game_id, version) is True
 
 
+async def test_a_game_forgotten_takes_its_command_ids_and_due_action_with_it(archiving):
+    """Both stores alike, though the embedded one answers command ids and due entries from its own memory."""
+    api, store = archiving, archiving.app.ctx.store
+    game_id = await held_back_finished_game(api)
+    version = int((await store.meta(game_id))["version"])
+    await store.r.hset(store.keys.game_projection("scores", game_id), "applied", version)
+    recorded = await store.r.hkeys(store.keys.commands(game_id))
+    assert recorded and None not in [await store.command_record(game_id, k.decode()) for k in recorded]
+    await store.clear_due(game_id, version, later=version + 10**12)  # a due action, to see it go too
+    assert await store.forget_events(game_id, version) is True
+    assert [await store.command_record(game_id, k.decode()) for k in recorded] == [None] * len(recorded)
+    assert await store.r.zscore(store.keys.due(partition(game_id)), game_id) is None
+
+
 async def _status(api, game_id, status):
     return (await api.get(f"/games/{game_id}")).json()["status"] == status
 

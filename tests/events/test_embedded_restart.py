@@ -13,6 +13,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+import redis
 
 from service.events.embedded import EmbeddedStore, _Op
 from service.events.journal import Journal, JournalCorrupt
@@ -303,4 +304,57 @@ async def test_concurrent_writes_journal_in_the_order_they_were_applied(tmp_path
     await store.close()
     again = await EmbeddedStore(tmp_path).open()
     assert await everything(again, [f"g-order-{i}" for i in range(16)]) == before
+    await again.close()
+
+
+async def test_after_a_restart_command_ids_and_due_actions_are_known_as_before(tmp_path):
+    """The embedded store answers command ids and whether a game has a due action from its own memory: the journal's
+    replay must rebuild that memory, or a resend after a restart would be taken as a new command."""
+    store = await EmbeddedStore(tmp_path).open()
+    b, digest = batches("g-known"), command_digest(b"the body")
+    await store.append(request("g-known", b[0], key="seat:0:c1", digest=digest, due_at=CREATED_AT + 5))
+    await store.close()
+
+    again = await EmbeddedStore(tmp_path).open()
+    first = Appended("duplicate", b[0].last, b[0].first, b[0].last)
+    assert await again.append(request("g-known", b[1], key="seat:0:c1", digest=digest)) == first
+    reused = await again.append(request("g-known", b[1], key="seat:0:c1", digest=command_digest(b"another")))
+    assert reused.outcome == "command_id_reused"
+    assert await again.due_games(CREATED_AT + 5) == [("g-known", CREATED_AT + 5)]
+    await again.clear_due("g-known", b[0].last)
+    assert await again.due_games(CREATED_AT + 5) == []
+    await again.close()
+
+
+async def test_a_write_that_fails_part_way_stops_every_later_write(tmp_path, monkeypatch):
+    """fakeredis may have taken part of a write that then failed: memory is ahead of the journal, so nothing more is
+    shown or taken until a restart replays the journal (as when the journal cannot be written)."""
+    store = await EmbeddedStore(tmp_path).open()
+    b = batches(TEMPLATE)
+    await store.append(request("g-torn", b[0]))
+    pipeline = store._now.pipeline
+
+    def failing_after_its_commands(**kw):
+        pipe = pipeline(**kw)
+        execute = pipe.execute
+
+        def execute_then_fail():
+            execute()
+            raise redis.ResponseError("injected after the commands ran")
+
+        pipe.execute = execute_then_fail
+        return pipe
+
+    monkeypatch.setattr(store._now, "pipeline", failing_after_its_commands)
+    with pytest.raises(StoreUnavailable, match="part-way"):
+        await store.append(request("g-torn", b[1]))
+    monkeypatch.undo()
+    for refused in (store.read("g-torn"), store.append(request("g-other", b[0])), store.rate_take("b", 0, 10, 1),
+                    store.command_record("g-torn", "seat:0:x")):
+        with pytest.raises(StoreUnavailable):
+            await refused
+    await store.close()
+    again = await EmbeddedStore(tmp_path).open()
+    assert await again.read("g-torn") == as_game("g-torn", b[0].envelopes)
+    assert (await again.append(request("g-torn", b[1]))).outcome == "ok"
     await again.close()

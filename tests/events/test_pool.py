@@ -37,8 +37,11 @@ async def test_a_request_waits_for_a_connection_and_past_the_wait_the_store_is_b
     with pytest.raises(StoreBusy) as busy:
         await small.meta("g-busy")
     assert isinstance(busy.value, StoreUnavailable)  # whoever handles unavailability handles it (runner, projector)
-    with pytest.raises(StoreBusy):
-        await small.append(request("g-busy", batches(TEMPLATE)[0]))
+    if small.name == "embedded":  # its writes call fakeredis directly, one at a time under its lock: no connection
+        assert (await small.append(request("g-busy-write", batches(TEMPLATE)[0]))).outcome == "ok"
+    else:
+        with pytest.raises(StoreBusy):
+            await small.append(request("g-busy", batches(TEMPLATE)[0]))
     reading = asyncio.ensure_future(small.meta("g-busy"))  # waits its turn...
     for _ in range(5):
         await asyncio.sleep(0)  # (no clock: it runs until it waits for the pool)

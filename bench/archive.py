@@ -14,6 +14,7 @@ worker has not cached: folded from the archive's file, or from the stream), on a
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import tempfile
 import time
@@ -54,10 +55,41 @@ def run(args, ms: dict[str, Measure], log) -> None:
     processes = min(4, os.cpu_count() or 1)
     log(f"  simulating {n // COPIES:,} card games to their end, {COPIES} copies of each under other ids")
     logs = g.simulate_many(range(7 * 10**6, 7 * 10**6 + (n + READS) // COPIES), None, processes=processes, copies=COPIES)
+    # the logs live to the end (millions of objects): frozen, the collector stops walking them — each full collection
+    # of them stalled the event loop for seconds, past redis-py's 5 s socket timeout for a read in flight
+    gc.collect()
+    gc.freeze()
     # the archive in memory where the machine has one (/dev/shm): the measure is Redis's memory, not the disk's fsyncs
     where = "/dev/shm" if os.path.isdir("/dev/shm") else None
-    with procs.redis_server() as redis, tempfile.TemporaryDirectory(prefix="fp-bench-archive-", dir=where) as folder:
-        asyncio.run(_measure(redis.url, folder, logs[:n], logs[n:], ms, log))
+    try:
+        with procs.redis_server() as redis, tempfile.TemporaryDirectory(prefix="fp-bench-archive-", dir=where) as folder:
+            with Pauses() as pauses:
+                asyncio.run(_measure(redis.url, folder, logs[:n], logs[n:], ms, log))
+    finally:
+        gc.unfreeze()
+    log(f"  longest garbage collection in the measure: {pauses.longest * 1000:.0f} ms")
+
+
+class Pauses:
+    """The longest pause of the garbage collector while it is entered (``gc.callbacks``): the event loop stands still
+    for as long, and a read in flight meanwhile counts the pause against its timeout."""
+
+    def __init__(self) -> None:
+        self.longest = 0.0
+        self._since = 0.0
+
+    def __call__(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._since = time.perf_counter()
+        else:
+            self.longest = max(self.longest, time.perf_counter() - self._since)
+
+    def __enter__(self) -> Pauses:
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self)
 
 
 async def _measure(url: str, folder: str, logs: list, extra: list, ms: dict[str, Measure], log) -> None:

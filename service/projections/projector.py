@@ -253,6 +253,9 @@ class Projector:
         self.outage = Outage(log, f"projector {consumer_name}")
         self._groups_ready = False
         self._own_pending = set(self.partitions)  # partitions whose pending entries of ours must be read again
+        # one pass at a time: a ``catch_up`` beside ``run_forever`` waits for the pass in flight (whose entries a new
+        # read would not show it) instead of returning before they are applied
+        self._turn = asyncio.Lock()
         self._backlog = False  # the last read of a log came back full: there is more to read at once
 
     # --- the consumer group ------------------------------------------------------------------
@@ -273,6 +276,10 @@ class Projector:
 
         Each read covers every partition in one pipeline (one round trip), and the games named are applied concurrently.
         """
+        async with self._turn:
+            return await self._step()
+
+    async def _step(self) -> int:
         if not self._groups_ready:
             await self.ensure_groups()
         done = 0
@@ -298,6 +305,10 @@ class Projector:
 
     async def reclaim(self, min_idle_ms: int | None = None) -> int:
         """Take over entries another consumer left pending ``min_idle_ms`` and process them; answers entries acked."""
+        async with self._turn:
+            return await self._reclaim(min_idle_ms)
+
+    async def _reclaim(self, min_idle_ms: int | None) -> int:
         if not self._groups_ready:
             await self.ensure_groups()
         idle = self.min_idle_ms if min_idle_ms is None else min_idle_ms

@@ -77,6 +77,50 @@ async def test_a_projection_lags_and_says_which_version_it_reflects(store, few: 
     await assert_projected(store, [g])
 
 
+class SaysWhenWaitedOn(asyncio.Lock):
+    """The projector's lock, telling when a caller has to wait for it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waited = asyncio.Event()
+
+    async def acquire(self) -> bool:
+        if self.locked():
+            self.waited.set()
+        return await super().acquire()
+
+
+async def test_catch_up_beside_a_running_projector_waits_for_the_pass_in_flight(store, few: list[Played]):
+    """The service runs ``run_forever``; a ``catch_up`` on the same projector must not return while the running pass
+    holds entries it has read and not yet applied (a new read would not show them to ``catch_up``)."""
+    g = few[2]
+    await Feeder(store, [g]).append_all(g)
+    projector = Projector(store, "one")
+    projector._turn = turn = SaysWhenWaitedOn()
+    holding, gate = asyncio.Event(), asyncio.Event()
+    process = projector._process
+
+    async def held_back(batch):
+        if batch:
+            holding.set()
+            await gate.wait()
+        return await process(batch)
+
+    projector._process = held_back
+    stop = asyncio.Event()
+    running = asyncio.create_task(projector.run_forever(stop, poll_interval=0.01))
+    await holding.wait()  # the running pass has read the game's entries
+    catching = asyncio.create_task(projector.catch_up())
+    waited = asyncio.create_task(turn.waited.wait())
+    done, _ = await asyncio.wait({catching, waited}, return_when=asyncio.FIRST_COMPLETED)
+    assert catching not in done, "catch_up returned while the running pass held entries it had not applied"
+    gate.set()
+    await catching
+    assert (await read_scores(store, g.game_id))[1] == g.version
+    stop.set()
+    await running
+
+
 async def test_results_are_idempotent_when_the_same_entries_are_applied_twice(store, few: list[Played]):
     games = few[:14]
     feeder = Feeder(store, games)

@@ -97,7 +97,19 @@ def doc(method: str, path: str, summary: str, **kw: Any) -> Callable[[Callable[.
     return wrap
 
 
+_BUILT: dict[tuple[str, str, int], bytes] = {}
+
+
 def spec(title: str = "Free Parking", version: str = "1") -> dict[str, Any]:
+    """The OpenAPI document of every operation registered; built once per registry (each route module registers its
+    operations as it is imported), a fresh copy each call: every app made in a process (the tests make hundreds)."""
+    key = (title, version, len(REGISTRY))
+    if key not in _BUILT:
+        _BUILT[key] = msgspec.json.encode(_build(title, version))
+    return msgspec.json.decode(_BUILT[key])
+
+
+def _build(title: str, version: str) -> dict[str, Any]:
     types: list[Any] = [ErrorResponse, *COMPONENTS]
     for op in REGISTRY:
         types += [t for t in (op.body, *op.answers.values()) if t is not None and t is not str and not isinstance(t, dict)]

@@ -10,7 +10,7 @@ import pytest
 
 from service.api.app import create_app
 from service.api.settings import Settings
-from tests.http import serving
+from tests.http import TLS, serving
 from tests.stores import drop_namespace_at, namespace, need_redis
 
 ADMIN = "admin-secret-for-tests"
@@ -115,7 +115,7 @@ async def live(live_kind, tmp_path, request):
         )
     try:
         wait_healthy(port, proc)
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30, verify=TLS) as client:
             yield client
     finally:
         proc.terminate()

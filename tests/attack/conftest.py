@@ -19,6 +19,7 @@ import pytest
 
 from service.api.app import create_app
 from service.api.settings import Settings
+from tests.http import TLS
 from tests.servers import free_port_in
 
 ADMIN = "attack-admin-token"
@@ -58,7 +59,7 @@ async def inproc(config: Settings) -> AsyncIterator[httpx.AsyncClient]:
     await server.after_start()
     await server.start_serving()
     try:
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{sock.getsockname()[1]}", timeout=30) as client:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{sock.getsockname()[1]}", timeout=30, verify=TLS) as client:
             client.app = app
             yield client
     finally:

@@ -60,7 +60,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
     docs.install(app)
     app.ctx.openapi = spec()
     app.config.OAS_CUSTOM_FILE = _spec_file(app.ctx.openapi)
-    Extend(app, config={"cors": False, "http_auto_head": True, "http_auto_options": False, "injection": False})
+    Extend(app, config={"cors": False, "http_auto_head": False, "http_auto_options": False, "injection": False})
     _head_where_get(app)
     # sanic-ext (pinned below 25, see pyproject.toml) still passes the loop to its listeners: nothing of ours does.
     # After the app is made: Sanic's config puts its own filter for its deprecations first
@@ -158,9 +158,9 @@ _SPEC_FILES: dict[str, str] = {}
 
 
 def _head_where_get(app: Sanic) -> None:
-    """HEAD on every GET route (Sanic sends the GET answer's headers, no body), added while the app is made: sanic-ext's
-    ``http_auto_head`` adds them as the server starts, where each route added rebuilds the router again (about half a
-    second an app start here); it then finds every HEAD there and adds none."""
+    """HEAD on every GET route, sanic-ext's own among them (Sanic sends the GET answer's headers, no body), added while
+    the app is made: sanic-ext's ``http_auto_head`` adds them as the server starts, where each route added rebuilds
+    the router again (about half a second an app start here)."""
     for group in list(app.router.groups.values()):
         if "GET" not in group.methods or "HEAD" in group.methods:
             continue

@@ -55,8 +55,8 @@ def run(args, ms: dict[str, Measure], log) -> None:
     processes = min(4, os.cpu_count() or 1)
     log(f"  simulating {n // COPIES:,} card games to their end, {COPIES} copies of each under other ids")
     logs = g.simulate_many(range(7 * 10**6, 7 * 10**6 + (n + READS) // COPIES), None, processes=processes, copies=COPIES)
-    # the logs live to the end (millions of objects): frozen, the collector stops walking them — each full collection
-    # of them stalled the event loop for seconds, past redis-py's 5 s socket timeout for a read in flight
+    # the logs live to the end (millions of objects): frozen, the collector stops walking them — a full collection of
+    # 3,300 took 4–5 s here, the event loop standing still past redis-py's 5 s socket timeout for a read in flight
     gc.collect()
     gc.freeze()
     # the archive in memory where the machine has one (/dev/shm): the measure is Redis's memory, not the disk's fsyncs

@@ -81,10 +81,15 @@ FILL = """(verified) => {   // earlier games' evidence, as a player of a dozen l
   const record = (n) => JSON.stringify({ game_id: `g_old${n}`, seat: 0, client_seed: null,
                                          ...(verified ? { verified: 1796161459670 + n } : {}),
                                          receipts: Array.from({ length: n }, (_, v) => ({ ...receipt, version: v })) });
+  // and the last bytes, so that not even one more receipt fits unless the page makes room: what a record of one
+  // receipt could not fill would otherwise stay free, and a receipt fit in it in one CI run out of many
+  const padded = (k) => JSON.stringify({ ...JSON.parse(record(0)), pad: "x".repeat(k) });
   let n = 0;
-  for (let size = 1200; size >= 1; size = Math.floor(size / 2)) {
-    for (;;) {
-      try { localStorage.setItem(`fp.evidence.g_old${n++}`, record(size)); } catch { break; }
+  for (const [size, write] of [[1200, record], [4096, padded]]) {
+    for (let k = size; k >= 1; k = Math.floor(k / 2)) {
+      for (;;) {
+        try { localStorage.setItem(`fp.evidence.g_old${n++}`, write(k)); } catch { break; }
+      }
     }
   }
   return n;

@@ -473,22 +473,26 @@ def _decide_again(game: Game, first: Envelope) -> tuple[list[Envelope], Any]:
     """Decide the command recorded with ``first`` on the state before it, as the service did."""
     if first.command == NULL:
         _fail(first.seq, "command", "the command that produced this batch", "none recorded")
-    text = bytes(first.command).decode(errors="replace")
     try:
         command = game.codec.decode_command(first.command)
     except msgspec.DecodeError as e:
-        _fail(first.seq, "command", "a command of this game", f"{text} ({e})")
+        _fail(first.seq, "command", "a command of this game", f"{_text(first.command)} ({e})")
     if first.actor != "server" and not (first.actor.startswith("seat:") and first.actor[5:].isdecimal()):
         _fail(first.seq, "actor", "server or seat:<n>", first.actor)
     try:
         return game.decide(command, actor_seat(first.actor), first.at, first.command_id)
     except RuleViolation as e:
-        refused = f"{text} from {first.actor}, refused: {e.code}: {e.message}"
+        refused = f"{_text(first.command)} from {first.actor}, refused: {e.code}: {e.message}"
         _fail(first.seq, "command (the rules refuse it)", "a command the rules accept", refused)
     except Exception as e:  # a log the service wrote never holds a command the rules cannot decide
-        failed = f"{text} from {first.actor}: {type(e).__name__}: {e}"
+        failed = f"{_text(first.command)} from {first.actor}: {type(e).__name__}: {e}"
         _fail(first.seq, "command (the rules fail on it)", "a command the rules can decide", failed)
     raise AssertionError  # unreachable: _fail raises
+
+
+def _text(raw: msgspec.Raw) -> str:
+    """Recorded bytes for a person, made only when a divergence is reported."""
+    return bytes(raw).decode(errors="replace")
 
 
 def _same_event(want: Envelope, got: Envelope, first_seq: int) -> None:

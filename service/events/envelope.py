@@ -99,22 +99,16 @@ def seal(
     command_id: str | None = None,
     command: bytes | None = None,
 ) -> Envelope:
-    """Wrap one event: digest its secret, chain it to the previous hash."""
-    fields = {
-        "game_id": game_id,
-        "seq": seq,
-        "type": type,
-        "public": msgspec.Raw(public),
-        "at": at,
-        "prev_hash": prev_hash,
-        "actor": actor,
-        "command_id": command_id,
-        "command": msgspec.Raw(command) if command is not None else NULL,
-        "secret_digest": secret_digest(seed, seq, secret) if secret is not None else None,
-    }
+    """Wrap one event: digest its secret, chain it to the previous hash. Every field is passed by name, not through
+    a dict unpacked twice: sealing runs once an event in the service and again in every ``replays verify``."""
+    raw_public, raw_command = msgspec.Raw(public), msgspec.Raw(command) if command is not None else NULL
+    digest = secret_digest(seed, seq, secret) if secret is not None else None
+    body = Body(game_id=game_id, seq=seq, type=type, public=raw_public, at=at, prev_hash=prev_hash,
+                command=raw_command, actor=actor, command_id=command_id, secret_digest=digest)
     return Envelope(
-        **fields,
-        hash=chain_hash(prev_hash, canonical(Body(**fields))),
+        game_id=game_id, seq=seq, type=type, public=raw_public, at=at, prev_hash=prev_hash, command=raw_command,
+        actor=actor, command_id=command_id, secret_digest=digest,
+        hash=chain_hash(prev_hash, _encoder.encode(body)),
         secret=msgspec.Raw(secret) if secret is not None else NULL,
     )
 

@@ -100,19 +100,20 @@ class Game:
         self, events: list[msgspec.Struct], command: msgspec.Struct, seat: int | None, at: int, command_id: str | None
     ) -> list[Envelope]:
         codec, prev, out = self.codec, self.head, []
+        first_seq, actor = self.version + 1, actor_name(seat)
         body = codec.command_body(command)
         for i, event in enumerate(events):
             type_, public, secret = codec.split(event)
             env = seal(
                 game_id=self.game_id,
-                seq=self.version + 1 + i,
+                seq=first_seq + i,
                 type=type_,
                 public=public,
                 secret=secret,
                 seed=self.seed,
                 at=at,
                 prev_hash=prev,
-                actor=actor_name(seat),
+                actor=actor,
                 command_id=command_id if i == 0 else None,
                 command=body if i == 0 else None,
             )

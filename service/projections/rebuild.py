@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from redis import exceptions as rex
 
+from service.events.archive import ArchiveDamaged
 from service.events.keys import PARTITIONS, STATUSES
 from service.events.store import Store
 
@@ -102,8 +103,10 @@ class RebuildRefused(Exception):
 
 
 async def _archived_games_readable(store: Store, games: list[str]) -> None:
-    """Every archived game's file is in the archive this rebuild reads: else a rebuild would drop those games' read
-    models and put nothing back (a rebuild run without the service's ``--archive``)."""
+    """Every archived game's file is in the archive this rebuild reads, and reads whole: else a rebuild would drop
+    those games' read models and put nothing back (a rebuild run without the service's ``--archive``), or stop half
+    done at the first damaged file, every game after it without its read models. An archive that cannot be read at
+    all raises ``ArchiveError`` here, before anything is dropped, too."""
     metas = await store.metas(games)
     archived = [g for g, meta in zip(games, metas, strict=True) if meta and meta.get("archived") == "1"]
     if not archived:
@@ -114,6 +117,15 @@ async def _archived_games_readable(store: Store, games: list[str]) -> None:
     if missing:
         raise RebuildRefused(f"{len(missing)} of {len(archived)} archived games are not in the archive {store.archive.root} "
                              f"(e.g. {', '.join(missing[:3])}): is it the service's --archive? Nothing was dropped.")
+    damaged = []
+    for game_id in archived:  # read whole, as the replay will: a damaged file found there would stop it half done
+        try:
+            await asyncio.to_thread(store.archive.read, game_id)
+        except ArchiveDamaged as e:
+            damaged.append(str(e))
+    if damaged:
+        raise RebuildRefused(f"{len(damaged)} of {len(archived)} archived games' files are damaged ({'; '.join(damaged[:3])}): "
+                             "restore them from a backup (or the players' own exports) first. Nothing was dropped.")
 
 
 async def rebuild(

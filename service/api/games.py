@@ -13,7 +13,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -26,7 +26,7 @@ from service.events.store import AppendRequest, Store, command_digest
 from service.rules.engine import Game, rules_for
 from service.rules.errors import RuleViolation
 
-from . import metrics
+from . import metrics, resend
 from .errors import ApiError, not_found
 from .kinds import KINDS
 from .schedule import archive_due, due_at, idle_due
@@ -109,11 +109,15 @@ class Games:
         meta = await self.store.meta(game_id)
         if meta is None or "kind" not in meta:
             raise not_found("game", game_id)
-        rules = rules_for(meta["kind"])
-        config = msgspec.json.decode(meta["config"], type=rules.CONFIG)
-        game = Game.new(meta["kind"], game_id, config, bytes.fromhex(meta["seed"]))
+        game = self._new_game(game_id, meta)
         game.fold(await self.store.read(game_id))
         return game
+
+    @staticmethod
+    def _new_game(game_id: str, meta: dict[str, str]) -> Game:
+        """The game before its first event, as its metadata describes it."""
+        config = msgspec.json.decode(meta["config"], type=rules_for(meta["kind"]).CONFIG)
+        return Game.new(meta["kind"], game_id, config, bytes.fromhex(meta["seed"]))
 
     def _remember(self, game: Game) -> None:
         self.cache[game.game_id] = game
@@ -287,19 +291,20 @@ class Games:
         key = f"{actor_key}:{command_id}" if command_id else ""
         # the body's digest tells a repeated command id's first command from another one: only needed with an id
         digest = command_digest(canonical(msgspec.structs.replace(command, command_id=None))) if key else ""
+        asked = _Asked(key, digest, command, actor_key, command_id)
         game = await self.load(game_id)
         for _ in range(RETRIES):
             if expected_version is not None and expected_version != game.version:
                 game = await self.fresh(game_id)
                 if expected_version != game.version:
-                    repeat = await self._repeat(game_id, key, digest)  # a retry of a command that went through
+                    repeat = await self._repeat(game_id, asked)  # a retry of a command that went through
                     if repeat is not None:
                         return repeat
                     raise ApiError(409, "version_conflict", f"The game is at version {game.version}, not {expected_version}", version=game.version)
             try:
                 return await self._append(game, command, seat_of(game), command_id, key, digest=digest)
             except (RuleViolation, Unseated):
-                repeat = await self._repeat(game_id, key, digest)
+                repeat = await self._repeat(game_id, asked)
                 if repeat is not None:
                     return repeat
                 before = game.version
@@ -308,7 +313,7 @@ class Games:
                     raise
             except _Conflict:
                 if expected_version is not None:
-                    repeat = await self._repeat(game_id, key, digest)
+                    repeat = await self._repeat(game_id, asked)
                     if repeat is not None:
                         return repeat
                     game = await self.fresh(game_id)
@@ -318,16 +323,31 @@ class Games:
                 return await self._first_answer(game_id, r.first, r.last)
         raise ApiError(409, "version_conflict", "The game is too busy right now; try again")
 
-    async def _repeat(self, game_id: str, key: str, digest: str) -> Executed | None:
+    async def _repeat(self, game_id: str, asked: _Asked) -> Executed | None:
         """The first answer when this command id was seen before with this body; 409 with another body."""
-        if not key:
+        if not asked.key:
             return None
-        record = await self.store.command_record(game_id, key)
+        record = await self.store.command_record(game_id, asked.key)
         if record is None:
-            return None
-        if record.digest != digest:
-            raise ApiError(409, "command_id_reused", "This command_id was used before with a different command")
+            return await self._archived_repeat(game_id, asked)
+        if record.digest != asked.digest:
+            raise _reused()
         return await self._first_answer(game_id, record.first, record.last)
+
+    async def _archived_repeat(self, game_id: str, asked: _Asked) -> Executed | None:
+        """A resend to an archived game, whose command records went with its events: the first answer from the
+        archived log (``resend.py``)."""
+        meta = await self.store.meta(game_id)
+        player_id = asked.actor_key.removeprefix("player:")
+        if not meta or meta.get("archived") != "1" or player_id == asked.actor_key or asked.command_id is None:
+            return None
+        game = self._new_game(game_id, meta)
+        sent = resend.recorded(game, await self.store.read(game_id), player_id, asked.command_id)
+        if sent is None:
+            return None
+        if not resend.same_command(game, asked.command, sent):
+            raise _reused()
+        return await self._first_answer(game_id, sent.first, sent.last)
 
     async def _first_answer(self, game_id: str, first: int, last: int) -> Executed:
         envelopes = await self.store.read(game_id, after=first - 1, count=last - first + 1)
@@ -390,7 +410,7 @@ class Games:
             raise _Repeat(result.first, result.last)
         if result.outcome == "claimed":
             raise _Claimed(result.holder)
-        raise ApiError(409, "command_id_reused", "This command_id was used before with a different command")
+        raise _reused()
 
     # --- reads --------------------------------------------------------------------------------
 
@@ -419,6 +439,21 @@ class Unseated(ApiError):
 class _Claimed(Exception):
     def __init__(self, holder: str) -> None:
         self.holder = holder
+
+
+class _Asked(NamedTuple):
+    """A command as asked, for telling a resend from a new command: its record's key and body digest, the command,
+    and what scopes its id (``actor_key``: the caller's player, API.md)."""
+
+    key: str
+    digest: str
+    command: msgspec.Struct
+    actor_key: str
+    command_id: str | None
+
+
+def _reused() -> ApiError:
+    return ApiError(409, "command_id_reused", "This command_id was used before with a different command")
 
 
 class _Repeat(Exception):

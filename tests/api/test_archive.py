@@ -5,6 +5,7 @@ the lobby — on every store; a rebuild of the read models reads the archive too
 from __future__ import annotations
 
 import gzip
+import random
 
 import pytest
 
@@ -14,7 +15,7 @@ from service.events.keys import PARTITIONS, partition
 from service.events.logtrim import trim_logs
 from service.projections.rebuild import rebuild
 from tests.api.conftest import ADMIN_HEADERS, bearer, make_settings, served
-from tests.api.helpers import wait_for
+from tests.api.helpers import assert_error, fill, new_game, pick, view, wait_for
 
 READS = ("", "/events?limit=5000", "/audit", "/log", "/replay?at=3", "/export", "/export?as=0", "/scores")
 
@@ -113,6 +114,57 @@ async def test_a_game_forgotten_takes_its_command_ids_and_due_action_with_it(arc
     assert await store.forget_events(game_id, version) is True
     assert [await store.command_record(game_id, k.decode()) for k in recorded] == [None] * len(recorded)
     assert await store.r.zscore(store.keys.due(partition(game_id)), game_id) is None
+
+
+async def test_a_resend_to_an_archived_game_gets_its_first_answer(archiving):
+    """API.md: the same command id with the same body returns the first answer and appends nothing — also once the
+    game is archived and its command records went with its events (the answer is found in the archived log)."""
+    api = archiving
+    game_id = await new_game(api, 2)
+    tokens = await fill(api, game_id, 2)
+    sent = await play_with_ids(api, game_id, tokens, random.Random(7))
+    await wait_for(lambda: _archived(api, game_id), seconds=60)
+    api.app.ctx.games.cache.clear()  # as a worker that never held the game
+    for token, command, first in (sent[0], sent[len(sent) // 2], sent[-1]):  # the last one ended the game
+        r = await api.post(f"/games/{game_id}/commands", json=command, headers=bearer(token))
+        assert r.status_code == 200, r.text
+        assert _batch(r.json()) == _batch(first)
+    token, command, _ = sent[-1]
+    other = next(t for t in tokens if t != token)  # the same id and body from another player: theirs is no resend
+    unpinned = {k: v for k, v in command.items() if k != "expected_version"}
+    assert_error(await api.post(f"/games/{game_id}/commands", json=unpinned, headers=bearer(other)), 422, "game_over")
+    token, command, _ = sent[0]
+    another = next(c for t, c, _ in sent if t == token and c["type"] != command["type"])
+    reused = dict(another, command_id=command["command_id"])
+    assert_error(await api.post(f"/games/{game_id}/commands", json=reused, headers=bearer(token)), 409, "command_id_reused")
+    assert int((await api.app.ctx.store.meta(game_id))["version"]) == sent[-1][2]["version"]  # nothing appended
+
+
+def _batch(answer: dict) -> tuple:
+    """What a resend must repeat of an answer: the version, the head and the batch's envelopes (a finished game's
+    answer shows their secrets, so they are compared by seq and hash)."""
+    return answer["version"], answer["head"], [(e["seq"], e["hash"]) for e in answer["events"]]
+
+
+async def play_with_ids(api, game_id: str, tokens: list[str], rnd: random.Random) -> list[tuple[str, dict, dict]]:
+    """Play to the end, the seat to act sending a command of its ``legal`` with a command id; each accepted command
+    with its sender's token and its answer."""
+    sent = []
+    seat_token = dict(enumerate(tokens))  # a token is a player's: after a trade of places, seats move
+    v = await view(api, game_id, tokens[0])
+    for step in range(3000):
+        if v["status"] == "finished":
+            return sent
+        token = seat_token[v["pending"]["seat"] if v["pending"] else v["turn"]]
+        v = await view(api, game_id, token)
+        command = dict(pick(v["legal"], rnd), command_id=f"c{step}", expected_version=v["version"])
+        r = await api.post(f"/games/{game_id}/commands", json=command, headers=bearer(token))
+        assert r.status_code == 200, r.text
+        sent.append((token, command, r.json()))
+        if any(e["type"] == "places_traded" for e in r.json()["events"]):
+            seat_token = {(await view(api, game_id, t))["seat"]: t for t in tokens}
+        v = r.json()["view"]
+    raise AssertionError(f"game {game_id} did not finish within 3000 commands")
 
 
 async def _status(api, game_id, status):

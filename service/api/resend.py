@@ -1,0 +1,53 @@
+"""A resend to an archived game: its first answer, found in the archived log.
+
+A command id is scoped to the caller's player (API.md): the store keeps a record of each one
+(``player:<id>:<command id>`` → the body's digest and the batch's seqs) while the game's events are in the store, and
+archiving a finished game drops it with them. The log still holds what the record held: each batch's first envelope
+names its command (the body without ``command_id`` and ``expected_version``), the command id the client sent and the
+seat that sent it. The seat is not the player — a trade of places moves players between seats — so the seat's player
+is read from the table as it was when the command came, folding the log up to it.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import msgspec
+
+from service.events.envelope import NULL, Envelope, actor_seat
+from service.rules.engine import Game
+
+
+class Sent(NamedTuple):
+    """What the log recorded of the command ``player_id`` sent with ``command_id``: its body and its batch's seqs."""
+
+    body: bytes
+    first: int
+    last: int
+
+
+def recorded(game: Game, envelopes: list[Envelope], player_id: str, command_id: str) -> Sent | None:
+    """The batch ``player_id`` sent with ``command_id`` in a log folded from ``game`` (a new game of its kind, folded
+    here as far as the command), or ``None``: no command of theirs carried that id."""
+    starts = [i for i, env in enumerate(envelopes) if env.command != NULL]
+    folded = 0
+    for n, i in enumerate(starts):
+        first = envelopes[i]
+        seat = actor_seat(first.actor)
+        if first.command_id != command_id or seat is None:
+            continue
+        game.fold(envelopes[folded:i])
+        folded = i
+        seats = game.state.seats
+        player = seats[seat].player if 0 <= seat < len(seats) else None
+        if player is None or player.player_id != player_id:
+            continue  # another player's id: ids are the caller's own
+        last = envelopes[starts[n + 1] - 1].seq if n + 1 < len(starts) else envelopes[-1].seq
+        return Sent(bytes(first.command), first.seq, last)
+    return None
+
+
+def same_command(game: Game, command: msgspec.Struct, sent: Sent) -> bool:
+    """Whether ``command`` is the one the log recorded: the same body, its transport fields aside (the log keeps no
+    ``expected_version``, so a resend that changed only that is taken as the same command)."""
+    return game.codec.command_body(command) == sent.body

@@ -15,7 +15,7 @@ from service.events.keys import PARTITIONS, partition
 from service.events.logtrim import trim_logs
 from service.projections.rebuild import rebuild
 from tests.api.conftest import ADMIN_HEADERS, bearer, make_settings, served
-from tests.api.helpers import assert_error, fill, new_game, pick, view, wait_for
+from tests.api.helpers import assert_error, fill, new_game, pick, seeded_game, trade_places_seed, view, wait_for
 
 READS = ("", "/events?limit=5000", "/audit", "/log", "/replay?at=3", "/export", "/export?as=0", "/scores")
 
@@ -140,6 +140,29 @@ async def test_a_resend_to_an_archived_game_gets_its_first_answer(archiving):
     assert int((await api.app.ctx.store.meta(game_id))["version"]) == sent[-1][2]["version"]  # nothing appended
 
 
+async def test_a_resend_to_an_archived_game_after_a_trade_of_places_is_the_senders_own(archiving):
+    """The log names the seat a command came from; the player who sent it is the one at that seat then. After a trade
+    of places the sender sits elsewhere and another player at the seat: the resend is still the sender's."""
+    api = archiving
+    game_id, tokens = await seeded_game(api, 2, trade_places_seed())
+    hand = (await view(api, game_id, tokens[1]))["you"]["hand"]
+    discard = {"type": "discard", "card": hand[0]["id"], "command_id": "before-the-trade"}
+    first = await api.post(f"/games/{game_id}/commands", json=discard, headers=bearer(tokens[1]))
+    assert first.status_code == 200, first.text
+    for body, token in (({"type": "draw_second_chance"}, tokens[1]), ({"type": "accept"}, tokens[0]), ({"type": "accept"}, tokens[1])):
+        r = await api.post(f"/games/{game_id}/commands", json=body, headers=bearer(token))
+        assert r.status_code == 200, r.text
+    assert any(e["type"] == "places_traded" for e in r.json()["events"])
+    assert (await view(api, game_id, tokens[1]))["seat"] == 0  # the sender moved; the other player sits at seat 1
+    await play_with_ids(api, game_id, tokens, random.Random(3))
+    await wait_for(lambda: _archived(api, game_id), seconds=60)
+    api.app.ctx.games.cache.clear()
+    again = await api.post(f"/games/{game_id}/commands", json=discard, headers=bearer(tokens[1]))
+    assert again.status_code == 200, again.text
+    assert _batch(again.json()) == _batch(first.json())
+    assert_error(await api.post(f"/games/{game_id}/commands", json=discard, headers=bearer(tokens[0])), 422, "game_over")
+
+
 def _batch(answer: dict) -> tuple:
     """What a resend must repeat of an answer: the version, the head and the batch's envelopes (a finished game's
     answer shows their secrets, so they are compared by seq and hash)."""
@@ -150,7 +173,7 @@ async def play_with_ids(api, game_id: str, tokens: list[str], rnd: random.Random
     """Play to the end, the seat to act sending a command of its ``legal`` with a command id; each accepted command
     with its sender's token and its answer."""
     sent = []
-    seat_token = dict(enumerate(tokens))  # a token is a player's: after a trade of places, seats move
+    seat_token = {(await view(api, game_id, t))["seat"]: t for t in tokens}  # a token is a player's: seats move
     v = await view(api, game_id, tokens[0])
     for step in range(3000):
         if v["status"] == "finished":

@@ -176,6 +176,7 @@ class Service:
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("FREE_PARKING_")}
         env.update(self.settings.to_env())
         self.port = free_port()
+        logged = self.log.stat().st_size if self.log.exists() else 0
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "service", "serve", "--port", str(self.port), "--workers", str(self.settings.workers),
@@ -184,10 +185,24 @@ class Service:
             )  # fmt: skip
         try:
             wait_healthy(self.port, self.proc, seconds)
+            self._wait_every_worker_ready(logged, seconds)
         except BaseException:
             print(self.tail())
             raise
         return self
+
+    def _wait_every_worker_ready(self, logged: int, seconds: float) -> None:
+        """Until every worker has said it is ready: ``/healthz`` answers once one has. A service stopped before the
+        others are up stays in Sanic's wait for their startup (its main process ignores SIGTERM there until its
+        threshold passes), so each early stop cost a test 15 seconds."""
+        deadline = time.time() + seconds
+        while time.time() < deadline and self.proc is not None and self.proc.poll() is None:
+            with open(self.log, "rb") as f:
+                f.seek(logged)
+                if f.read().count(b"Worker ready") >= self.settings.workers:
+                    return
+            time.sleep(0.05)
+        pytest.fail(f"not every one of the {self.settings.workers} workers started")
 
     def workers(self) -> dict[str, int]:
         """The Sanic worker processes now alive: name (``Sanic-Server-0-0``…) → pid."""
@@ -232,10 +247,11 @@ class Service:
         if self.proc is None:
             return
         children = _children(self.proc.pid)
+        workers = list(self.workers().values()) if self.settings.workers > 1 else []
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
-                self.proc.wait(15)
+                self.proc.wait(15 if not workers else self._after_workers(workers))
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
@@ -243,6 +259,26 @@ class Service:
             if b"multiprocessing" in _cmdline(pid):
                 _kill(pid)
         self.proc = None
+
+
+    @staticmethod
+    def _after_workers(workers: list[int]) -> float:
+        """How long the main process may take to exit once its workers have shut down (waited on here, up to 15
+        seconds): a second, for it has nothing of its own left to do. SIGTERM meeting it still in Sanic's wait for
+        its workers' startup leaves it in that wait, which ends only at its threshold (30 seconds) — that stop is a
+        kill, not a 15-second wait."""
+        deadline = time.time() + 15
+        while time.time() < deadline and any(Path(f"/proc/{pid}").exists() and _running(pid) for pid in workers):
+            time.sleep(0.05)
+        return 1.0
+
+
+def _running(pid: int) -> bool:
+    """Not a zombie: a worker that exited stays in /proc until its parent reaps it."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def _children(pid: int) -> list[int]:

@@ -84,8 +84,10 @@ def test_a_wait_on_an_answer_comes_first(table):
     t = clocked(table, hands={1: ["TE-1", "M20-1"], 2: ["M30-1"]}, meters={2: 40})
     t.play(ev.TimeExpires(card="TE-1", target=2), 1)
     assert turn_deadline(t.state) is None  # the answer's own deadline decides first
+    assert view(t.state, 0).turn_deadline_at is None and view(t.state, 0).pending.deadline_at is not None
     t.play(Timeout(), None, at=AT + MINUTE)
     assert t.types()[0] is ev.Accepted and t.none(ev.TurnTimedOut)
+    assert view(t.state, 0).turn_deadline_at == AT + MINUTE  # the wait is over: the turn's deadline shows again
     time_out(t)  # then the turn, whose time is gone: it only ends (its main play was made)
     assert t.one(ev.TurnTimedOut) == ev.TurnTimedOut(seat=1, missed=1)
 

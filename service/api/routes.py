@@ -169,8 +169,17 @@ async def list_games(request: Request) -> HTTPResponse:
         # a listing races the games' own moves: show each as its metadata says now, and only where it still belongs
         if meta is None or (kind is not None and meta["kind"] != kind) or (status is not None and meta["status"] != status):
             continue
-        out.append(s.GameSummary(game_id, meta["kind"], int(meta["seats"]), int(meta.get("taken", 0)), meta["status"], int(meta["created_at"])))
+        turn_seconds, forfeit_after = _clock(meta)
+        out.append(s.GameSummary(game_id, meta["kind"], int(meta["seats"]), int(meta.get("taken", 0)), meta["status"],
+                                 int(meta["created_at"]), turn_seconds, forfeit_after))
     return _answer(s.GameList(out))
+
+
+def _clock(meta: dict[str, str]) -> tuple[int | None, int | None]:
+    """A game's turn clock as its view shows it: ``turn_seconds`` and, with a clock only, ``forfeit_after``."""
+    config = msgspec.json.decode(meta["config"], type=GAMES[meta["kind"]].CONFIG)
+    turn_seconds = getattr(config, "turn_seconds", None)
+    return turn_seconds, getattr(config, "forfeit_after", None) if turn_seconds else None
 
 
 @bp.post("/games/<game_id:str>/seats")

@@ -120,6 +120,9 @@ class GameSummary(msgspec.Struct):
     taken: int
     status: str
     created_at: int
+    turn_seconds: int | None = None
+    """The game's turn clock (``null``: none), so a player sees it before joining; ``forfeit_after`` with it."""
+    forfeit_after: int | None = None
 
 
 class GameList(msgspec.Struct):

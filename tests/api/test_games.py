@@ -69,6 +69,18 @@ async def test_an_admin_seed_deals_the_same_game_every_time(api):
     assert [[c["id"] for c in (await view(api, other[0], t))["you"]["hand"]] for t in other[1]] != hands[0]
 
 
+async def test_the_lobby_shows_each_games_turn_clock_before_anyone_joins(api):
+    clocked = await new_game(api, 2, turn_seconds=90, forfeit_after=2)
+    default_forfeit = await new_game(api, 2, turn_seconds=30)
+    unclocked = await new_game(api, 2)
+    solitaire = (await api.post("/games", json={"kind": "solitaire"})).json()["game_id"]
+    listed = {g["game_id"]: (g["turn_seconds"], g["forfeit_after"]) for g in (await api.get("/games")).json()["games"]}
+    views = {g: ((v := await view(api, g)).get("turn_seconds"), v.get("forfeit_after")) for g in (clocked, default_forfeit)}
+    assert listed[clocked] == (90, 2)
+    assert listed[default_forfeit] == (30, views[default_forfeit][1]) and listed[default_forfeit][1] is not None
+    assert listed[unclocked] == (None, None) and listed[solitaire] == (None, None)
+
+
 async def test_games_are_listed_newest_first_with_their_status_and_seats_taken(api):
     waiting = await new_game(api, 3)
     half = await new_game(api, 3)

@@ -58,8 +58,15 @@ async def answer(client: httpx.AsyncClient, method: str, path: str, **kw) -> str
     return str(r.status_code) if r.status_code == 200 else f"{r.status_code} {r.text[:200]}"
 
 
+CONNECTING = 900
+"""New connections opened at once, under the service's listen backlog (1,024). 1,100 at once overflow it: a handshake
+the kernel holds half-open past its SYN-ACK retries (~63 s, with the worker starved by a busy machine) is dropped, and
+a client that believed itself connected reads a reset — the likely cause of the one ``httpx.ReadError`` this test
+met under heavy load. The pool it is about holds 64 store connections: 900 requests at once are far past it still."""
+
+
 async def test_streams_reads_and_commands_past_the_pool_are_all_answered(live):
-    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+    limits = httpx.Limits(max_connections=CONNECTING, max_keepalive_connections=None)
     async with httpx.AsyncClient(base_url=str(live.base_url), timeout=120, limits=limits) as client:
         r = await client.post("/games", json={"kind": "free-parking", "seats": 4})
         game_id = r.json()["game_id"]

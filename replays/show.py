@@ -19,7 +19,7 @@ from service.events.export import ExportHeader
 from service.rules.engine import Game, audit_lines, rules_for
 
 from .render import render
-from .verify import _diffs
+from .difference import diffs
 
 Log = tuple[ExportHeader, list[Envelope]]
 
@@ -175,7 +175,7 @@ def field_differences(a: Envelope, b: Envelope) -> list[str]:
     def show(v: Any) -> str:
         return "(none)" if v is ... else canonical(v).decode()
 
-    return [f"{path}: {show(x)} ≠ {show(y)}" for path, x, y in _diffs(ta, tb, "")]
+    return [f"{path}: {show(x)} ≠ {show(y)}" for path, x, y in diffs(ta, tb, "")]
 
 
 def diff(console: Console, a: Log, b: Log, names: tuple[str, str] = ("A", "B")) -> int:

@@ -45,89 +45,12 @@ from service.rules.errors import RuleViolation
 from service.rules.rng import RNG_ID
 
 from . import seeds
-from .receipts import Keys, ReceiptReport, signature_ok
+from .difference import difference
+from .receipts import Keys, signature_ok
 from .receipts import check as check_receipts
+from .verdict import Divergence, Rejected, Verdict, fail, receipts_part, redecided
 
-
-class Divergence(msgspec.Struct, frozen=True):
-    """What was wrong at ``seq`` (0: the header): ``says`` names where ``expected`` and ``found`` come from
-    ("re-deciding the command of seq 55 gives …, the log has …"); ``detail`` says more, when more is known."""
-
-    seq: int
-    what: str
-    expected: str
-    found: str
-    says: tuple[str, str] = ("expected", "found")
-    detail: str = ""
-
-    def __str__(self) -> str:
-        where = "header" if self.seq == 0 else f"seq {self.seq}"
-        text = f"{where}: {self.what}: {self.says[0]} {self.expected}, {self.says[1]} {self.found}"
-        return f"{text}; {self.detail}" if self.detail else text
-
-
-class Verdict(msgspec.Struct, kw_only=True):
-    game_id: str
-    events: int
-    head: str
-    ok: bool = True
-    divergence: Divergence | None = None
-    redecided: bool = False
-    secrets_checked: int = 0
-    secrets_unchecked: list[int] = []
-    receipts: ReceiptReport | None = None
-    notes: list[str] = []
-    seeding: str = ""
-    """How the seed was made, for a person (``seeds.describe``)."""
-    game_seed: str | None = None
-    """The seed the re-decided game drew from after its last seat (hex): a combined game's derived seed."""
-
-    def summary(self) -> str:
-        if not self.ok:
-            return f"REJECTED {self.game_id}: {self.divergence}"
-        parts = [f"OK {self.game_id}: {self.events} events, head {self.head[:12]}"]
-        parts.append("every command re-decided" if self.redecided else "chain only (no seed: commands not re-decided)")
-        parts.append(f"{self.secrets_checked} secrets checked")
-        if self.secrets_unchecked:
-            seqs = _ranges(self.secrets_unchecked)
-            parts.append(f"{len(self.secrets_unchecked)} secrets not checked, the seed is needed (seqs {seqs})")
-        if self.receipts is not None:
-            parts.append(receipts_part(self.receipts))
-        if self.seeding:
-            parts.append(self.seeding)
-        return "; ".join(parts) + "".join(f"; {n}" for n in self.notes)
-
-
-class _Rejected(Exception):
-    def __init__(self, divergence: Divergence) -> None:
-        self.divergence = divergence
-
-
-def _fail(seq: int, what: str, expected: object, found: object, says: tuple[str, str] | None = None) -> None:
-    raise _Rejected(Divergence(seq, what, _short(expected), _short(found), says or ("expected", "found")))
-
-
-def _redecided(first_seq: int, seq: int) -> tuple[str, str]:
-    """How a re-decided event and the recorded one are named."""
-    command = "its command" if first_seq == seq else f"the command of seq {first_seq}"
-    return f"re-deciding {command} gives", "the log has"
-
-
-def _short(value: object, limit: int = 240) -> str:
-    text = value.decode() if isinstance(value, bytes | bytearray) else str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def receipts_part(report: ReceiptReport) -> str:
-    text = f"{report.checked} receipts agree (the latest of version {report.latest})"
-    text += ", each signature checked" if report.signatures else "; signatures not checked: give --key (GET /keys)"
-    if report.set_aside:
-        text += (f"; {len(report.set_aside)} receipts set aside, their signature not the service's under the keys given "
-                 f"(versions {_ranges(sorted(set(report.set_aside)))}): they prove nothing either way")
-    if report.late:
-        text += (f" ({len(report.late)} of them, versions {_ranges(sorted(set(report.late)))}, signed by a key for a "
-                 "version after its not_after: a retired key that signed on)")
-    return text + (f"; {report.other_games} receipts of other games set aside" if report.other_games else "")
+__all__ = ["Divergence", "Verdict", "receipts_part", "verify"]
 
 
 def verify(
@@ -201,7 +124,7 @@ def _verify_log(
             verdict.secrets_unchecked = []
             if game.rules.status_of(game.state) != "finished":
                 verdict.notes.append(f"the game goes on after version {game.version}: this log is a prefix of it")
-    except _Rejected as r:
+    except Rejected as r:
         verdict.ok, verdict.divergence = False, r.divergence
     return _with_seeding(header, envelopes, verdict, client_seeds) if verdict.ok else verdict
 
@@ -228,17 +151,17 @@ def _with_seeding(header: ExportHeader, envelopes: list[Envelope], verdict: Verd
             _mismatch(wrong)
             assert game_seed is not None
             if verdict.game_seed != game_seed.hex():
-                _fail(seeding.last_seq, "game seed (the deal was not drawn from the seed the client seeds derive)",
+                fail(seeding.last_seq, "game seed (the deal was not drawn from the seed the client seeds derive)",
                       f"{game_seed.hex()} (HMAC-SHA256 of the server seed over every seat's client seed)",
                       f"a game drawn from {verdict.game_seed}")
-    except _Rejected as r:
+    except Rejected as r:
         verdict.ok, verdict.divergence = False, r.divergence
     return verdict
 
 
 def _mismatch(m: seeds.Mismatch | None) -> None:
     if m is not None:
-        _fail(m.seq, m.what, m.expected, m.found, m.says)
+        fail(m.seq, m.what, m.expected, m.found, m.says)
 
 
 def _server_seed(header: ExportHeader, envelopes: list[Envelope]) -> bytes:
@@ -286,7 +209,7 @@ def _verify_exact(
             game.commit(produced, state)
             if progress is not None:
                 progress(i)
-    except (_Rejected, msgspec.ValidationError):
+    except (Rejected, msgspec.ValidationError):
         return None
     verdict.redecided = True
     verdict.game_seed = _drawn_from(game)
@@ -301,14 +224,14 @@ def _check_header(header: ExportHeader, commitment: str | None) -> bytes | None:
     try:
         rules = rules_for(header.kind)
     except ValueError as e:
-        _fail(0, "game kind", "a known game kind", str(e))
+        fail(0, "game kind", "a known game kind", str(e))
     if header.rules_version not in rules.RULES_VERSIONS:
         known = ", ".join(map(str, rules.RULES_VERSIONS))
-        _fail(0, "rules version", f"one of {known} (the versions these rules replay)", header.rules_version)
+        fail(0, "rules version", f"one of {known} (the versions these rules replay)", header.rules_version)
     if header.rng != RNG_ID:
-        _fail(0, "rng", RNG_ID, header.rng)
+        fail(0, "rng", RNG_ID, header.rng)
     if commitment is not None and commitment.strip().lower() != header.seed_commitment:
-        _fail(0, "seed commitment", f"{commitment} (the one you were shown)", header.seed_commitment)
+        fail(0, "seed commitment", f"{commitment} (the one you were shown)", header.seed_commitment)
     if header.seed is None:
         return None
     return _seed(0, header.seed, header.seed_commitment, "seed")
@@ -318,10 +241,10 @@ def _seed(seq: int, text: str, commitment: str, what: str) -> bytes:
     try:
         seed = bytes.fromhex(text)
     except ValueError:
-        _fail(seq, what, "hex digits", text)
+        fail(seq, what, "hex digits", text)
     if seed_commitment(seed) != commitment:
         expected = f"a seed whose sha256 is the commitment {commitment}"
-        _fail(seq, what, expected, f"{text}, whose sha256 is {seed_commitment(seed)}")
+        fail(seq, what, expected, f"{text}, whose sha256 is {seed_commitment(seed)}")
     return seed
 
 
@@ -331,18 +254,18 @@ def _check_chain_first(header: ExportHeader, envelopes: list[Envelope], seed: by
     and a break at *k* says what re-deciding *k* gives against what the log has there."""
     try:
         _check_chain(header, envelopes, seed, verdict)
-    except _Rejected as broken:
+    except Rejected as broken:
         seq = broken.divergence.seq
         if seed is not None and seq >= 1:
             try:
                 _redecide(header, envelopes[: min(seq, len(envelopes))], seed, None)
-            except _Rejected as earlier:
+            except Rejected as earlier:
                 if earlier.divergence.seq < seq:
                     raise earlier from None
                 if earlier.divergence.seq == seq and not earlier.divergence.what.startswith("hash"):
                     d = earlier.divergence
                     detail = f"{d.what}: {d.says[0]} {d.expected}, {d.says[1]} {d.found}"
-                    raise _Rejected(msgspec.structs.replace(broken.divergence, detail=detail)) from None
+                    raise Rejected(msgspec.structs.replace(broken.divergence, detail=detail)) from None
         raise
 
 
@@ -351,16 +274,16 @@ def _check_chain(header: ExportHeader, envelopes: list[Envelope], seed: bytes | 
     for i, env in enumerate(envelopes):
         seq = i + 1
         if env.seq != seq:
-            _fail(seq, "seq", seq, env.seq)
+            fail(seq, "seq", seq, env.seq)
         if env.game_id != header.game_id:
-            _fail(seq, "game id", header.game_id, env.game_id)
+            fail(seq, "game id", header.game_id, env.game_id)
         if env.prev_hash != prev:
-            _fail(seq, "prev_hash (the previous event is not the one this one was chained to)", prev, env.prev_hash)
+            fail(seq, "prev_hash (the previous event is not the one this one was chained to)", prev, env.prev_hash)
         if env.at < last_at:
-            _fail(seq, "time (it went back)", f"at ≥ {last_at}", env.at)
+            fail(seq, "time (it went back)", f"at ≥ {last_at}", env.at)
         actual = chain_hash(prev, canonical(body_of(env)))
         if env.hash != actual:
-            _fail(seq, "hash (the envelope was altered after it was sealed)", actual, env.hash)
+            fail(seq, "hash (the envelope was altered after it was sealed)", actual, env.hash)
         if seq == 1:
             _check_created(header, env)
         _check_secret(env, seed, verdict)
@@ -373,7 +296,7 @@ def _check_end(header: ExportHeader, envelopes: list[Envelope]) -> None:
     n, v = len(envelopes), header.version
     head = envelopes[-1].hash if envelopes else GENESIS
     if v > n:
-        _fail(
+        fail(
             n + 1,
             "event (the log ends early)",
             f"{v} events ending at head {header.head[:12]} (as the header says)",
@@ -381,26 +304,26 @@ def _check_end(header: ExportHeader, envelopes: list[Envelope]) -> None:
         )
     if v < n:
         expected = f"the log to end at version {v} (as the header says)"
-        _fail(max(v + 1, 0), "event (beyond the header's version)", expected, f"{n} events")
+        fail(max(v + 1, 0), "event (beyond the header's version)", expected, f"{n} events")
     if header.head != head:
-        _fail(n, "head named in the header", header.head, head)
+        fail(n, "head named in the header", header.head, head)
 
 
 def _check_created(header: ExportHeader, first: Envelope) -> None:
     """``game_created`` is what the players were shown at the start; the header must agree with it."""
     created = msgspec.json.decode(first.public)
     if not isinstance(created, dict) or first.type != "game_created":
-        _fail(1, "event", "game_created", f"{first.type} {bytes(first.public).decode()}")
+        fail(1, "event", "game_created", f"{first.type} {bytes(first.public).decode()}")
     recorded = created.get("seed_commitment")
     if recorded != header.seed_commitment:
-        _fail(0, "seed commitment in the header", f"{recorded} (as game_created records it)", header.seed_commitment)
+        fail(0, "seed commitment in the header", f"{recorded} (as game_created records it)", header.seed_commitment)
     seeding = created.get("seeding", "legacy")
     if header.seeding is not None and header.seeding != seeding:
-        _fail(0, "seeding in the header", f"{seeding} (as game_created records it)", header.seeding)
+        fail(0, "seeding in the header", f"{seeding} (as game_created records it)", header.seeding)
     config = created.get("config")
     if config != msgspec.json.decode(header.config):
         expected = f"{canonical(config).decode()} (as game_created records it)"
-        _fail(0, "config in the header", expected, bytes(header.config))
+        fail(0, "config in the header", expected, bytes(header.config))
 
 
 def _revealed_seed(header: ExportHeader, envelopes: list[Envelope], verdict: Verdict) -> bytes | None:
@@ -418,14 +341,14 @@ def _revealed_seed(header: ExportHeader, envelopes: list[Envelope], verdict: Ver
 def _check_secret(env: Envelope, seed: bytes | None, verdict: Verdict) -> None:
     if env.secret_digest is None:
         if has_secret(env):
-            _fail(env.seq, "secret", "no secret (the event has no digest)", bytes(env.secret))
+            fail(env.seq, "secret", "no secret (the event has no digest)", bytes(env.secret))
         return
     if not has_secret(env) or seed is None:
         verdict.secrets_unchecked.append(env.seq)
         return
     actual = secret_digest(seed, env.seq, bytes(env.secret))
     if not hmac.compare_digest(actual, env.secret_digest):
-        _fail(
+        fail(
             env.seq,
             "secret (does not match its digest)",
             f"a secret whose digest is {env.secret_digest[:16]}…",
@@ -441,7 +364,7 @@ def _redecide(
     try:
         config = msgspec.json.decode(header.config, type=rules.CONFIG)
     except msgspec.ValidationError as e:
-        _fail(0, "config", "a valid config", str(e))
+        fail(0, "config", "a valid config", str(e))
     game = Game.new(header.kind, header.game_id, config, seed, header.rules_version)
     i = 0
     while i < len(envelopes):
@@ -453,12 +376,12 @@ def _redecide(
         if len(recorded) < len(produced):
             missing = produced[len(recorded)]
             why = "event (the log ends inside a command's batch)"
-            _fail(missing.seq, why, f"{missing.type}, decided by the command at seq {first.seq}", "the log ends")
+            fail(missing.seq, why, f"{missing.type}, decided by the command at seq {first.seq}", "the log ends")
         game.commit(produced, state)
         i += len(produced)
         if i < len(envelopes) and envelopes[i].command == NULL:
             extra = envelopes[i]
-            _fail(
+            fail(
                 extra.seq,
                 "event (not decided by any command)",
                 f"the next command's first event (the batch of seq {first.seq} ends at seq {i})",
@@ -472,22 +395,22 @@ def _redecide(
 def _decide_again(game: Game, first: Envelope) -> tuple[list[Envelope], Any]:
     """Decide the command recorded with ``first`` on the state before it, as the service did."""
     if first.command == NULL:
-        _fail(first.seq, "command", "the command that produced this batch", "none recorded")
+        fail(first.seq, "command", "the command that produced this batch", "none recorded")
     try:
         command = game.codec.decode_command(first.command)
     except msgspec.DecodeError as e:
-        _fail(first.seq, "command", "a command of this game", f"{_text(first.command)} ({e})")
+        fail(first.seq, "command", "a command of this game", f"{_text(first.command)} ({e})")
     if first.actor != "server" and not (first.actor.startswith("seat:") and first.actor[5:].isdecimal()):
-        _fail(first.seq, "actor", "server or seat:<n>", first.actor)
+        fail(first.seq, "actor", "server or seat:<n>", first.actor)
     try:
         return game.decide(command, actor_seat(first.actor), first.at, first.command_id)
     except RuleViolation as e:
         refused = f"{_text(first.command)} from {first.actor}, refused: {e.code}: {e.message}"
-        _fail(first.seq, "command (the rules refuse it)", "a command the rules accept", refused)
+        fail(first.seq, "command (the rules refuse it)", "a command the rules accept", refused)
     except Exception as e:  # a log the service wrote never holds a command the rules cannot decide
         failed = f"{_text(first.command)} from {first.actor}: {type(e).__name__}: {e}"
-        _fail(first.seq, "command (the rules fail on it)", "a command the rules can decide", failed)
-    raise AssertionError  # unreachable: _fail raises
+        fail(first.seq, "command (the rules fail on it)", "a command the rules can decide", failed)
+    raise AssertionError  # unreachable: fail raises
 
 
 def _text(raw: msgspec.Raw) -> str:
@@ -498,56 +421,15 @@ def _text(raw: msgspec.Raw) -> str:
 def _same_event(want: Envelope, got: Envelope, first_seq: int) -> None:
     """The event re-deciding the command of ``first_seq`` gives (``want``) against the recorded one."""
     seq = got.seq
-    says = _redecided(first_seq, seq)
+    says = redecided(first_seq, seq)
     if want.type != got.type or bytes(want.public) != bytes(got.public):
-        _fail(seq, "event", *_difference(want.type, bytes(want.public), got.type, bytes(got.public)), says)
+        fail(seq, "event", *difference(want.type, bytes(want.public), got.type, bytes(got.public)), says)
     if want.actor != got.actor or want.at != got.at:
-        _fail(seq, "actor and time", f"{want.actor} at {want.at}", f"{got.actor} at {got.at}", says)
+        fail(seq, "actor and time", f"{want.actor} at {want.at}", f"{got.actor} at {got.at}", says)
     if has_secret(got):
         if bytes(want.secret) != bytes(got.secret):
-            _fail(seq, "secret", *_difference("", bytes(want.secret), "", bytes(got.secret)), says)
+            fail(seq, "secret", *difference("", bytes(want.secret), "", bytes(got.secret)), says)
     elif want.secret_digest != got.secret_digest:
-        _fail(seq, "secret digest", want.secret_digest, got.secret_digest, says)
+        fail(seq, "secret digest", want.secret_digest, got.secret_digest, says)
     if want.hash != got.hash:
-        _fail(seq, "hash (the command, its id or the chain before it differ)", want.hash, got.hash, says)
-
-
-def _difference(want_type: str, want: bytes, got_type: str, got: bytes) -> tuple[str, str]:
-    """The two events (or secrets), showing only where they differ when they are of one type."""
-    if want_type != got_type:
-        return f"{want_type} {want.decode()}", f"{got_type} {got.decode()}"
-    diffs = _diffs(msgspec.json.decode(want), msgspec.json.decode(got), "")
-    if not diffs:
-        return want.decode(), f"{got.decode()} (the same values, but not the canonical bytes)"
-    if any(path == "" for path, _, _ in diffs):
-        return want.decode(), got.decode()
-
-    def show(side: int) -> str:
-        return ", ".join(f"{d[0]}={canonical(d[side]).decode()}" if d[side] is not ... else f"no {d[0]}" for d in diffs)
-
-    return f"{want_type} with {show(1)}" if want_type else show(1), show(2)
-
-
-def _diffs(a: Any, b: Any, path: str) -> list[tuple[str, Any, Any]]:
-    """``(path, a's value, b's value)`` where they differ: into objects, and one level into lists of one length."""
-    if a == b:
-        return []
-    if isinstance(a, dict) and isinstance(b, dict):
-        keys = sorted(a.keys() | b.keys())
-        return [d for k in keys for d in _diffs(a.get(k, ...), b.get(k, ...), f"{path}.{k}" if path else k)]
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and path:
-        return [(f"{path}[{i}]", x, y) for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
-    return [(path, a, b)]
-
-
-def _ranges(seqs: list[int]) -> str:
-    out: list[str] = []
-    start = prev = seqs[0]
-    for s in seqs[1:] + [None]:  # type: ignore[list-item]
-        if s is not None and s == prev + 1:
-            prev = s
-            continue
-        out.append(f"{start}" if start == prev else f"{start}–{prev}")
-        if s is not None:
-            start = prev = s
-    return ", ".join(out)
+        fail(seq, "hash (the command, its id or the chain before it differ)", want.hash, got.hash, says)

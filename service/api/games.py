@@ -13,7 +13,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgspec
 
@@ -23,12 +23,12 @@ from service.events.common import Create, TakeSeat
 from service.events.entries import encode_entry
 from service.events.envelope import Envelope, canonical, redacted
 from service.events.store import AppendRequest, Store, command_digest
-from service.rules.engine import Game, rules_for
+from service.rules.engine import Game
 from service.rules.errors import RuleViolation
 
 from . import metrics, resend
 from .errors import ApiError, not_found
-from .kinds import KINDS
+from .kinds import KINDS, config_for
 from .schedule import archive_due, due_at, idle_due
 from .watch import Watches
 
@@ -109,15 +109,9 @@ class Games:
         meta = await self.store.meta(game_id)
         if meta is None or "kind" not in meta:
             raise not_found("game", game_id)
-        game = self._new_game(game_id, meta)
+        game = Game.recorded(meta["kind"], game_id, meta["config"], meta["seed"])
         game.fold(await self.store.read(game_id))
         return game
-
-    @staticmethod
-    def _new_game(game_id: str, meta: dict[str, str]) -> Game:
-        """The game before its first event, as its metadata describes it."""
-        config = msgspec.json.decode(meta["config"], type=rules_for(meta["kind"]).CONFIG)
-        return Game.new(meta["kind"], game_id, config, bytes.fromhex(meta["seed"]))
 
     def _remember(self, game: Game) -> None:
         self.cache[game.game_id] = game
@@ -167,29 +161,6 @@ class Games:
 
     # --- creating and seating -----------------------------------------------------------------
 
-    @staticmethod
-    def config(kind: str, seats: int, options: dict[str, Any], *, seed_chosen: bool = False) -> Any:
-        """The game's config from a request's kind, seats and options: a 400 that says what is wrong, else the config.
-
-        ``seed_chosen`` marks a game dealt from a seed its creator gave, in a kind that records it (solitaire)."""
-        try:
-            rules = rules_for(kind)
-        except ValueError as e:
-            raise ApiError(400, "invalid_request", str(e)[:1].upper() + str(e)[1:], kind=kind) from None  # a sentence
-        if "seats" in options:  # else the options would seat more players than the game's answer and index say
-            raise ApiError(400, "invalid_request", "Give the number of seats as `seats`, not among the options")
-        if "seed_chosen" in options:
-            raise ApiError(400, "invalid_request", "`seed_chosen` is the service's to set: give a `seed` to choose the deal")
-        low, high = KINDS[kind].seats
-        if not low <= seats <= high:
-            admits = f"exactly {low} seat" if low == high else f"{low} to {high} seats"
-            raise ApiError(400, "invalid_request", f"A {kind} game has {admits}, not {seats} (`$.seats`)", kind=kind)
-        marks = {"seed_chosen": True} if seed_chosen and KINDS[kind].chosen_seed else {}
-        try:
-            return msgspec.convert({"seats": seats, **options, **marks}, rules.CONFIG)
-        except msgspec.ValidationError as e:
-            raise ApiError(400, "invalid_request", f"Invalid options for {kind}: {e}") from None
-
     async def create(
         self,
         kind: str,
@@ -205,7 +176,7 @@ class Games:
         A ``seed`` given here was chosen (by the admin, or by a solitaire player): kinds that keep statistics mark it, and
         the game is ``fixed`` — dealt from that seed as is. Any other game is ``combined``: its seed is derived, when the
         last seat is taken, from the seed drawn here (committed now) and every seat's client seed (docs/rng.md)."""
-        config = self.config(kind, seats, options, seed_chosen=seed is not None)
+        config = config_for(kind, seats, options, seed_chosen=seed is not None)
         game_id = game_id or "g_" + secrets.token_hex(8)
         seeding = "fixed" if seed is not None else "combined"
         seed = seed if seed is not None else secrets.token_bytes(32)
@@ -291,7 +262,7 @@ class Games:
         key = f"{actor_key}:{command_id}" if command_id else ""
         # the body's digest tells a repeated command id's first command from another one: only needed with an id
         digest = command_digest(canonical(msgspec.structs.replace(command, command_id=None))) if key else ""
-        asked = _Asked(key, digest, command, actor_key, command_id)
+        asked = resend.Asked(key, digest, command, actor_key, command_id)
         game = await self.load(game_id)
         for _ in range(RETRIES):
             if expected_version is not None and expected_version != game.version:
@@ -323,31 +294,18 @@ class Games:
                 return await self._first_answer(game_id, r.first, r.last)
         raise ApiError(409, "version_conflict", "The game is too busy right now; try again")
 
-    async def _repeat(self, game_id: str, asked: _Asked) -> Executed | None:
+    async def _repeat(self, game_id: str, asked: resend.Asked) -> Executed | None:
         """The first answer when this command id was seen before with this body; 409 with another body."""
         if not asked.key:
             return None
         record = await self.store.command_record(game_id, asked.key)
+        if record is None:  # an archived game's records went with its events: its log has them
+            record = await resend.archived_record(self.store, game_id, asked)
         if record is None:
-            return await self._archived_repeat(game_id, asked)
+            return None
         if record.digest != asked.digest:
             raise _reused()
         return await self._first_answer(game_id, record.first, record.last)
-
-    async def _archived_repeat(self, game_id: str, asked: _Asked) -> Executed | None:
-        """A resend to an archived game, whose command records went with its events: the first answer from the
-        archived log (``resend.py``)."""
-        meta = await self.store.meta(game_id)
-        player_id = asked.actor_key.removeprefix("player:")
-        if not meta or meta.get("archived") != "1" or player_id == asked.actor_key or asked.command_id is None:
-            return None
-        game = self._new_game(game_id, meta)
-        sent = resend.recorded(game, await self.store.read(game_id), player_id, asked.command_id)
-        if sent is None:
-            return None
-        if not resend.same_command(game, asked.command, sent):
-            raise _reused()
-        return await self._first_answer(game_id, sent.first, sent.last)
 
     async def _first_answer(self, game_id: str, first: int, last: int) -> Executed:
         envelopes = await self.store.read(game_id, after=first - 1, count=last - first + 1)
@@ -439,17 +397,6 @@ class Unseated(ApiError):
 class _Claimed(Exception):
     def __init__(self, holder: str) -> None:
         self.holder = holder
-
-
-class _Asked(NamedTuple):
-    """A command as asked, for telling a resend from a new command: its record's key and body digest, the command,
-    and what scopes its id (``actor_key``: the caller's player, API.md)."""
-
-    key: str
-    digest: str
-    command: msgspec.Struct
-    actor_key: str
-    command_id: str | None
 
 
 def _reused() -> ApiError:

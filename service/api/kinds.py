@@ -15,7 +15,9 @@ import msgspec
 
 from service.bots import BOTS
 from service.events.common import Close, Create, TakeSeat, Timeout
-from service.rules.engine import GAMES, seat_range
+from service.rules.engine import GAMES, rules_for, seat_range
+
+from .errors import ApiError
 
 SERVER_COMMANDS = (Create, TakeSeat, Timeout, Close)
 """Commands only the service sends: decoded from a client too, so that the rules refuse them (422 ``server_only``),
@@ -131,3 +133,26 @@ def default_seats(kind: Kind) -> int:
     """Seats when the body names none: four (API.md's example), or the nearest the kind admits."""
     low, high = kind.seats
     return min(max(4, low), high)
+
+
+def config_for(kind: str, seats: int, options: dict[str, Any], *, seed_chosen: bool = False) -> Any:
+    """The game's config from a request's kind, seats and options: a 400 that says what is wrong, else the config.
+
+    ``seed_chosen`` marks a game dealt from a seed its creator gave, in a kind that records it (solitaire)."""
+    try:
+        rules = rules_for(kind)
+    except ValueError as e:
+        raise ApiError(400, "invalid_request", str(e)[:1].upper() + str(e)[1:], kind=kind) from None  # a sentence
+    if "seats" in options:  # else the options would seat more players than the game's answer and index say
+        raise ApiError(400, "invalid_request", "Give the number of seats as `seats`, not among the options")
+    if "seed_chosen" in options:
+        raise ApiError(400, "invalid_request", "`seed_chosen` is the service's to set: give a `seed` to choose the deal")
+    low, high = KINDS[kind].seats
+    if not low <= seats <= high:
+        admits = f"exactly {low} seat" if low == high else f"{low} to {high} seats"
+        raise ApiError(400, "invalid_request", f"A {kind} game has {admits}, not {seats} (`$.seats`)", kind=kind)
+    marks = {"seed_chosen": True} if seed_chosen and KINDS[kind].chosen_seed else {}
+    try:
+        return msgspec.convert({"seats": seats, **options, **marks}, rules.CONFIG)
+    except msgspec.ValidationError as e:
+        raise ApiError(400, "invalid_request", f"Invalid options for {kind}: {e}") from None

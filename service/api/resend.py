@@ -14,8 +14,35 @@ from typing import NamedTuple
 
 import msgspec
 
+from service.events.contract import CommandRecord
 from service.events.envelope import NULL, Envelope, actor_seat
+from service.events.store import Store
 from service.rules.engine import Game
+
+
+class Asked(NamedTuple):
+    """A command as asked, for telling a resend from a new command: its record's key and body digest, the command,
+    and what scopes its id (``actor_key``: the caller's player, API.md)."""
+
+    key: str
+    digest: str
+    command: msgspec.Struct
+    actor_key: str
+    command_id: str | None
+
+
+async def archived_record(store: Store, game_id: str, asked: Asked) -> CommandRecord | None:
+    """The record of ``asked``'s command id in an archived game's log, as the store kept it before: ``digest`` is the
+    one asked when the log holds the same command (``same_command``), another when it holds another body."""
+    meta = await store.meta(game_id)
+    player_id = asked.actor_key.removeprefix("player:")
+    if not meta or meta.get("archived") != "1" or player_id == asked.actor_key or asked.command_id is None:
+        return None
+    game = Game.recorded(meta["kind"], game_id, meta["config"], meta["seed"])
+    sent = recorded(game, await store.read(game_id), player_id, asked.command_id)
+    if sent is None:
+        return None
+    return CommandRecord(asked.digest if same_command(game, asked.command, sent) else "", sent.first, sent.last)
 
 
 class Sent(NamedTuple):

@@ -23,7 +23,7 @@ from . import schemas as s
 from .auth import Caller, TokenRecord, caller, issue, new_id, require
 from .errors import ApiError, bad_body
 from .games import Games, SeatOf, Unseated, now_ms
-from .kinds import KINDS, default_seats, other_kind, server_command
+from .kinds import KINDS, config_for, default_seats, other_kind, server_command
 from .openapi import doc
 
 bp = Blueprint("api")
@@ -140,7 +140,7 @@ async def create_game(request: Request) -> HTTPResponse:
     who = await _caller(request)
     kind = KINDS.get(body.kind)
     seats = body.seats if body.seats is not msgspec.UNSET else default_seats(kind) if kind else 0
-    Games.config(body.kind, seats, body.options)  # a bad kind, seats or options: 400 before any question of the seed
+    config_for(body.kind, seats, body.options)  # a bad kind, seats or options: 400 before any question of the seed
     if body.seed is not None and not who.admin and not (kind and kind.chosen_seed):
         raise ApiError(403, "forbidden", "Only the admin may fix this game's seed: whoever knows it sees every hand")
     await request.app.ctx.limiter.charge("games", request, who)

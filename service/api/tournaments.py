@@ -35,7 +35,8 @@ from service.rules.free_parking.ranking import ranking
 
 from . import schemas as s
 from .errors import ApiError, not_found
-from .games import Games, now_ms
+from .games import now_ms
+from .kinds import config_for
 from .openapi import doc
 from .routes import _answer, _arg, _caller, _decode, _games, signed_header
 
@@ -96,7 +97,7 @@ async def _checked_tables(request: Request, body: s.CreateTournament) -> dict[st
     options = {"turn_seconds": TURN_SECONDS, **body.options, "mode": "tournament"}
     seen: set[str] = set()
     for i, table in enumerate(body.tables):
-        Games.config(body.kind, table.seats, options)
+        config_for(body.kind, table.seats, options)
         if len(table.players) > table.seats:
             raise ApiError(400, "invalid_request", f"Table {i} reserves {len(table.players)} seats but has {table.seats}", table=i)
         for player_id in table.players:

@@ -74,6 +74,11 @@ class Game:
         state = rules.initial(config, seed, rules.RULES_VERSION if rules_version is None else rules_version)
         return cls(rules, game_id, seed, state, GENESIS, 0)
 
+    @classmethod
+    def recorded(cls, kind: str, game_id: str, config: str | bytes, seed: str) -> Game:
+        """Before its first event, as a stored game's metadata records it: its config as JSON, its seed in hex."""
+        return cls.new(kind, game_id, msgspec.json.decode(config, type=rules_for(kind).CONFIG), bytes.fromhex(seed))
+
     @property
     def version(self) -> int:
         return self.state.version

@@ -15,6 +15,7 @@ import pytest
 
 from replays.verify import verify
 from service.api.games import Games, now_ms
+from service.api.kinds import config_for
 from service.api.runner import Runner
 from service.api.schedule import due_at, idle_due, next_due, server_move
 from service.bots import bot, next_move
@@ -41,7 +42,7 @@ SEED = bytes(range(32))
 def _game(bots: list[str | None], at: int = 1_000) -> Game:
     """A card game created at ``at`` and, if ``bots`` names every seat, dealt: a name is a server bot, ``None`` a
     person (a guest)."""
-    game = Game.new("free-parking", "g_idle", Games.config("free-parking", 2, {}), SEED)
+    game = Game.new("free-parking", "g_idle", config_for("free-parking", 2, {}), SEED)
     game.play(Create(), None, at)
     for i, name in enumerate(bots):
         player = Player(name=f"s{i}", player_id=f"g_{i}", bot=name, guest=name is None)

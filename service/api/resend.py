@@ -56,6 +56,8 @@ class Sent(NamedTuple):
 def recorded(game: Game, envelopes: list[Envelope], player_id: str, command_id: str) -> Sent | None:
     """The batch ``player_id`` sent with ``command_id`` in a log folded from ``game`` (a new game of its kind, folded
     here as far as the command), or ``None``: no command of theirs carried that id."""
+    if not _ever_seated(envelopes, player_id):
+        return None  # never at the table: nothing of theirs to find, and no log folded for it
     starts = [i for i, env in enumerate(envelopes) if env.command != NULL]
     folded = 0
     for n, i in enumerate(starts):
@@ -74,7 +76,18 @@ def recorded(game: Game, envelopes: list[Envelope], player_id: str, command_id: 
     return None
 
 
+def _ever_seated(envelopes: list[Envelope], player_id: str) -> bool:
+    """Whether a ``seat_taken`` of the log seated ``player_id`` (a trade of places moves players, never seats one)."""
+    taken = (msgspec.json.decode(env.public) for env in envelopes if env.type == "seat_taken")
+    return any(isinstance(t, dict) and (t.get("player") or {}).get("player_id") == player_id for t in taken)
+
+
 def same_command(game: Game, command: msgspec.Struct, sent: Sent) -> bool:
-    """Whether ``command`` is the one the log recorded: the same body, its transport fields aside (the log keeps no
-    ``expected_version``, so a resend that changed only that is taken as the same command)."""
+    """Whether ``command`` is the one the log recorded: the same body, its transport fields aside. The log keeps no
+    ``expected_version``, but an accepted command that named one named the version its batch came after (else it
+    was refused): a resend naming another is another command. One that leaves it out cannot be told from a first
+    command that left it out too, so it is the same (docs/operating.md)."""
+    expected = getattr(command, "expected_version", None)
+    if expected is not None and expected != sent.first - 1:
+        return False
     return game.codec.command_body(command) == sent.body

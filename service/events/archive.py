@@ -32,11 +32,12 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import secrets
 import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from .envelope import Envelope
+from .envelope import GENESIS, Envelope
 from .export import ExportError, ExportHeader, load
 from .keys import partition
 
@@ -138,6 +139,8 @@ class Archive:
         header, envelopes = export
         if header.game_id != game_id or any(env.game_id != game_id for env in envelopes[:1] + envelopes[-1:]):
             raise ArchiveDamaged(f"the archived file of {game_id} holds another game ({header.game_id})")
+        if (gap := _gap(header, envelopes)) is not None:
+            raise ArchiveDamaged(f"the archived file of {game_id} is not its whole log: {gap}")
         with self._lock:
             self._cache[game_id] = export
             if len(self._cache) > CACHE:
@@ -163,9 +166,23 @@ class Archive:
             return False
 
 
+def _gap(header: ExportHeader, envelopes: list[Envelope]) -> str | None:
+    """Where a file's envelopes stop being the log its header names (seqs 1 to ``version``, each chained to the one
+    before, the last at ``head``): a file that lost events — its header whole — would read as a shorter game.
+    The links are compared, not re-hashed: this finds damage; forgery is ``replays verify``'s to find."""
+    prev = GENESIS
+    for seq, env in enumerate(envelopes, start=1):
+        if env.seq != seq or env.prev_hash != prev:
+            return f"seq {env.seq} where seq {seq}, chained to {prev[:12]}, was due"
+        prev = env.hash
+    if len(envelopes) != header.version or prev != header.head:
+        return f"{len(envelopes)} events ending at {prev[:12]}, where the header names {header.version} ending at {header.head[:12]}"
+    return None
+
+
 def _write_durably(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")  # two writes of one game never share it
     with open(tmp, "wb") as f:
         f.write(data)
         f.flush()

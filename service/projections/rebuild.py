@@ -120,7 +120,7 @@ async def _archived_games_readable(store: Store, games: list[str]) -> None:
     damaged = []
     for game_id in archived:  # read whole, as the replay will: a damaged file found there would stop it half done
         try:
-            await asyncio.to_thread(store.archive.read, game_id)
+            await store.read(game_id)  # the archived log, checked as every read checks it (its version and head too)
         except ArchiveDamaged as e:
             damaged.append(str(e))
     if damaged:

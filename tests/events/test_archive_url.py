@@ -194,3 +194,32 @@ def test_a_url_whose_backend_is_not_installed_is_refused_clearly():
         Archive("s3://some-bucket/games")
     with pytest.raises(ArchiveError, match="nope"):
         Archive("nope://x/games")
+
+
+@pytest.mark.parametrize("loss", ["every event", "one event in the middle", "the last event"])
+def test_a_file_whose_header_is_whole_but_which_lost_events_is_damaged_not_a_shorter_game(archive, game_export, loss):
+    """Found by review: such a file (re-gzipped, so the gzip is whole) read as the game at an earlier version."""
+    game_id, data = game_export
+    lines = data.splitlines(keepends=True)
+    kept = {"every event": lines[:1], "one event in the middle": lines[:5] + lines[6:], "the last event": lines[:-1]}[loss]
+    archive.fs.makedirs(archive._path(game_id).rpartition("/")[0], exist_ok=True)
+    archive.fs.pipe_file(archive._path(game_id), gzip.compress(b"".join(kept)))
+    with pytest.raises(ArchiveDamaged, match=f"the archived file of {game_id} is not its whole log"):
+        archive.read(game_id)
+
+
+def test_two_writes_of_one_game_at_once_in_one_process_both_land(tmp_path, game_export):
+    """A folder's write goes through a temporary name: two at once in one process (two threads) must not share it,
+    or the second rename finds the first one's file gone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    archive = Archive(tmp_path / "archive")
+    game_id, data = game_export
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda _: archive.write(game_id, data), range(32)))
+    assert archive.read(game_id) == load(data)
+    assert [p.name for p in archive_files(tmp_path / "archive")] == [f"{game_id}.ndjson.gz"]
+
+
+def archive_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file())

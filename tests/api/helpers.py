@@ -79,6 +79,27 @@ async def play_from_legal(api: httpx.AsyncClient, game_id: str, tokens: list[str
     raise AssertionError(f"game {game_id} did not finish within {max_commands} commands")
 
 
+async def play_with_ids(api: httpx.AsyncClient, game_id: str, tokens: list[str], rnd: random.Random) -> list[tuple[str, dict, dict]]:
+    """Play to the end, the seat to act sending a command of its ``legal`` with a command id; each accepted command
+    with its sender's token and its answer."""
+    sent = []
+    seat_token = {(await view(api, game_id, t))["seat"]: t for t in tokens}  # a token is a player's: seats move
+    v = await view(api, game_id, tokens[0])
+    for step in range(3000):
+        if v["status"] == "finished":
+            return sent
+        token = seat_token[v["pending"]["seat"] if v["pending"] else v["turn"]]
+        v = await view(api, game_id, token)
+        command = dict(pick(v["legal"], rnd), command_id=f"c{step}", expected_version=v["version"])
+        r = await api.post(f"/games/{game_id}/commands", json=command, headers=bearer(token))
+        assert r.status_code == 200, r.text
+        sent.append((token, command, r.json()))
+        if any(e["type"] == "places_traded" for e in r.json()["events"]):
+            seat_token = {(await view(api, game_id, t))["seat"]: t for t in tokens}
+        v = r.json()["view"]
+    raise AssertionError(f"game {game_id} did not finish within 3000 commands")
+
+
 # --- for the API contract tests (errors, privacy, commands, deadlines, games) ---------------------------
 
 

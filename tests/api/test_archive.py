@@ -15,7 +15,7 @@ from service.events.keys import PARTITIONS, partition
 from service.events.logtrim import trim_logs
 from service.projections.rebuild import rebuild
 from tests.api.conftest import ADMIN_HEADERS, bearer, make_settings, served
-from tests.api.helpers import assert_error, fill, new_game, pick, seeded_game, trade_places_seed, view, wait_for
+from tests.api.helpers import assert_error, fill, new_game, play_with_ids, seeded_game, trade_places_seed, view, wait_for
 
 READS = ("", "/events?limit=5000", "/audit", "/log", "/replay?at=3", "/export", "/export?as=0", "/scores")
 
@@ -167,27 +167,6 @@ def _batch(answer: dict) -> tuple:
     """What a resend must repeat of an answer: the version, the head and the batch's envelopes (a finished game's
     answer shows their secrets, so they are compared by seq and hash)."""
     return answer["version"], answer["head"], [(e["seq"], e["hash"]) for e in answer["events"]]
-
-
-async def play_with_ids(api, game_id: str, tokens: list[str], rnd: random.Random) -> list[tuple[str, dict, dict]]:
-    """Play to the end, the seat to act sending a command of its ``legal`` with a command id; each accepted command
-    with its sender's token and its answer."""
-    sent = []
-    seat_token = {(await view(api, game_id, t))["seat"]: t for t in tokens}  # a token is a player's: seats move
-    v = await view(api, game_id, tokens[0])
-    for step in range(3000):
-        if v["status"] == "finished":
-            return sent
-        token = seat_token[v["pending"]["seat"] if v["pending"] else v["turn"]]
-        v = await view(api, game_id, token)
-        command = dict(pick(v["legal"], rnd), command_id=f"c{step}", expected_version=v["version"])
-        r = await api.post(f"/games/{game_id}/commands", json=command, headers=bearer(token))
-        assert r.status_code == 200, r.text
-        sent.append((token, command, r.json()))
-        if any(e["type"] == "places_traded" for e in r.json()["events"]):
-            seat_token = {(await view(api, game_id, t))["seat"]: t for t in tokens}
-        v = r.json()["view"]
-    raise AssertionError(f"game {game_id} did not finish within 3000 commands")
 
 
 async def _status(api, game_id, status):

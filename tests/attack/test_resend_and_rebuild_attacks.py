@@ -29,8 +29,8 @@ from service.events.archive import ArchiveError
 from service.projections import read_scores
 from service.projections.rebuild import RebuildRefused, rebuild
 from tests.api.conftest import ADMIN_HEADERS, bearer, make_settings, served
-from tests.api.helpers import fill, log_of, new_game, pick, view, wait_for
-from tests.api.test_archive import finished_bot_game, play_with_ids
+from tests.api.helpers import fill, log_of, new_game, pick, play_with_ids, view, wait_for
+from tests.api.test_archive import finished_bot_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -4,8 +4,10 @@ the lobby — on every store; a rebuild of the read models reads the archive too
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import random
+import threading
 
 import pytest
 
@@ -202,6 +204,77 @@ async def test_one_archiver_a_partition_the_other_leaves_its_games_alone(archivi
     assert await store.r.exists(store.keys.stream(game_id)) and store.archive.read(game_id) is None
     ours.after_ms = 1
     assert await ours.archive_game(game_id) == "archived"
+
+
+async def test_a_write_that_outlasts_the_lease_keeps_the_partition_from_another_worker(archiving, monkeypatch):
+    """The lease is renewed while a game is archived: a write slower than the lease (a large game, an object store)
+    keeps the partition, so another worker is told ``leased`` instead of archiving the same game again — its file
+    written twice, the second time over an archived game's one copy."""
+    from service.api import archiver as archiving_module
+    from service.api.archiver import Archiver
+
+    api, store = archiving, archiving.app.ctx.store
+    lease_ms = 2_000
+    ours = Archiver(api.app.ctx.games, store.archive, 1, None, api.app.ctx.runner.archiver.owner, lease_ms=lease_ms)
+    theirs = Archiver(api.app.ctx.games, store.archive, 1, None, "another-worker", lease_ms=lease_ms)
+    game_id = await held_back_finished_game(api)
+    taken = []
+
+    async def counted(store_, name, p, owner, ttl_ms):
+        taken.append(owner)
+        return await real_take(store_, name, p, owner, ttl_ms)
+
+    real_take = archiving_module.take_lease
+    monkeypatch.setattr(archiving_module, "take_lease", counted)
+    writing, release, real_write = threading.Event(), threading.Event(), store.archive.write
+
+    def slow_first_write(gid: str, data: bytes) -> None:
+        if not writing.is_set():
+            writing.set()
+            release.wait(60)
+        real_write(gid, data)
+
+    monkeypatch.setattr(store.archive, "write", slow_first_write)
+    archived = asyncio.ensure_future(ours.archive_game(game_id))
+    async def past_one_lease() -> bool:  # taken, then renewed four times: 4 × lease_ms / 3 since it was taken
+        return writing.is_set() and taken.count(ours.owner) >= 5
+
+    await wait_for(past_one_lease, seconds=30)
+    try:
+        assert await theirs.archive_game(game_id) == "leased"
+    finally:
+        release.set()
+    assert await archived == "archived"
+
+
+async def test_an_archive_that_lost_its_lease_midway_removes_nothing(archiving, monkeypatch):
+    """A renewal refused (another worker took the partition: the store was away past the lease) stops the archive
+    before it removes the game's events: the other worker archives it, once its own copy checks out."""
+    from service.api import archiver as archiving_module
+    from service.api.archiver import Archiver
+
+    api, store = archiving, archiving.app.ctx.store
+    ours = Archiver(api.app.ctx.games, store.archive, 1, None, api.app.ctx.runner.archiver.owner, lease_ms=300)
+    game_id = await held_back_finished_game(api)
+    granted, refused = asyncio.Event(), threading.Event()
+    real_take, real_write = archiving_module.take_lease, store.archive.write
+
+    async def renewal_refused(store_, name, p, owner, ttl_ms):
+        if granted.is_set():  # the first take is granted; the renewal after it is not
+            refused.set()
+            return False
+        granted.set()
+        return await real_take(store_, name, p, owner, ttl_ms)
+
+    def write_once_refused(gid: str, data: bytes) -> None:  # a slow write: the renewal comes due meanwhile
+        refused.wait(60)
+        real_write(gid, data)
+
+    monkeypatch.setattr(archiving_module, "take_lease", renewal_refused)
+    monkeypatch.setattr(store.archive, "write", write_once_refused)
+    assert await ours.archive_game(game_id) == "leased"
+    assert await store.r.exists(store.keys.stream(game_id))
+    assert (await store.meta(game_id)).get("archived") is None
 
 
 async def test_an_archived_game_is_never_archived_again(archiving):

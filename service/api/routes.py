@@ -177,7 +177,10 @@ async def list_games(request: Request) -> HTTPResponse:
 
 def _clock(meta: dict[str, str]) -> tuple[int | None, int | None]:
     """A game's turn clock as its view shows it: ``turn_seconds`` and, with a clock only, ``forfeit_after``."""
-    config = msgspec.json.decode(meta["config"], type=GAMES[meta["kind"]].CONFIG)
+    rules = GAMES.get(meta["kind"])
+    if rules is None or "config" not in meta:  # a listing never fails on one game's record
+        return None, None
+    config = msgspec.json.decode(meta["config"], type=rules.CONFIG)
     turn_seconds = getattr(config, "turn_seconds", None)
     return turn_seconds, getattr(config, "forfeit_after", None) if turn_seconds else None
 

@@ -52,11 +52,11 @@ class Archiver:
         store = self.games.store
         if not await take_lease(store, LEASE, partition(game_id), self.owner, self.lease_ms):
             return "leased"
-        held = _Held(asyncio.ensure_future(self._keep_lease(partition(game_id))))
+        renewing = asyncio.ensure_future(self._keep_lease(partition(game_id)))  # done: the lease is lost
         try:
-            return await self._archive_held(game_id, now, held)
+            return await self._archive_held(game_id, now, renewing)
         finally:
-            held.renewing.cancel()
+            renewing.cancel()
 
     async def _keep_lease(self, p: int) -> None:
         """Renew the partition's lease every third of its time while a game of it is archived: a write to a slow
@@ -71,7 +71,7 @@ class Archiver:
             except StoreUnavailable:  # not renewed: it may run out, so it counts as lost
                 return
 
-    async def _archive_held(self, game_id: str, now: int | None, held: _Held) -> str:
+    async def _archive_held(self, game_id: str, now: int | None, renewing: asyncio.Future[None]) -> str:
         store = self.games.store
         if ((await store.meta(game_id)) or {}).get("archived") == "1":  # under the lease: nobody archives it meanwhile
             return "already"
@@ -85,15 +85,15 @@ class Archiver:
         last = envelopes[-1]
         receipt = self.receipts.of(game_id, last.seq, last.hash, last.at) if self.receipts else None
         header = msgspec.structs.replace(header, version=last.seq, head=last.hash, receipt=receipt)
-        if held.lost():
+        if renewing.done():
             return "leased"
         await asyncio.to_thread(self.archive.write, game_id, dumps(header, envelopes))  # gzip, fsyncs, a PUT: off the loop
         _crash_after("written")
-        kept = await asyncio.to_thread(self.archive.read, game_id)
-        if kept is None or len(kept[1]) != game.version or kept[1][-1].hash != game.head or kept[0].head != game.head:
+        kept = await asyncio.to_thread(self.archive.read, game_id)  # its events run 1..version to its head, or it raises
+        if kept is None or (kept[0].version, kept[0].head) != (game.version, game.head):
             raise ArchiveError(f"the archived copy of {game_id} does not read back as the game (version {game.version})")
         _crash_after("checked")
-        if held.lost():  # another worker may be archiving it now: it removes the events once its own copy checks out
+        if renewing.done():  # another worker may be archiving it now: it removes the events once its own copy checks out
             return "leased"
         if not await store.forget_events(game_id, game.version):
             return "behind"
@@ -101,16 +101,6 @@ class Archiver:
         self.games.cache.pop(game_id, None)  # read from the archive from now on (the same game, to the byte)
         self.archived += 1
         return "archived"
-
-
-class _Held:
-    """A lease being renewed: lost once its renewal ended (it failed, or the store did not answer)."""
-
-    def __init__(self, renewing: asyncio.Future[None]) -> None:
-        self.renewing = renewing
-
-    def lost(self) -> bool:
-        return self.renewing.done()
 
 
 def _crash_after(step: str, kill: Callable[[int], None] = os._exit) -> None:

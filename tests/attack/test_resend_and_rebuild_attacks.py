@@ -14,7 +14,6 @@ such files were served as a shorter game; another ``expected_version`` was a fir
 
 from __future__ import annotations
 
-import copy
 import gzip
 import os
 import random
@@ -30,7 +29,7 @@ from service.projections import read_scores
 from service.projections.rebuild import RebuildRefused, rebuild
 from tests.api.conftest import ADMIN_HEADERS, bearer, make_settings, served
 from tests.api.helpers import fill, log_of, new_game, pick, play_with_ids, view, wait_for
-from tests.api.test_archive import finished_bot_game
+from tests.api.test_archive import due_now, finished_bot_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -67,11 +66,9 @@ async def finished_and_scored(api, game_id: str) -> int:
 async def archive(api, game_id: str) -> None:
     """Archive a finished, scored game now, and forget every read of it (as a worker that never held it)."""
     await finished_and_scored(api, game_id)
-    # an archiver of the test's own (the same worker's lease): the runner's stays held back, or its pass could archive
-    # the game at the same moment and write its file again after the test damaged it
-    archiver = copy.copy(api.app.ctx.runner.archiver)
-    archiver.after_ms = 1
-    outcome = await archiver.archive_game(game_id)
+    # the runner's own archiver stays held back, or its pass could archive the game at the same moment and write its
+    # file again after the test damaged it
+    outcome = await due_now(api.app.ctx.runner.archiver).archive_game(game_id)
     assert outcome in ("archived", "already"), outcome
     assert (await _meta(api, game_id)).get("archived") == "1"
     forget_reads(api)

@@ -74,7 +74,20 @@ async def solitaire_in_the_page(browser, live, *, init_script: str | None = None
     await page.select_option("#create-form select[name=kind]", "solitaire")
     await page.click("#create-form button[type=submit]")
     await page.wait_for_selector("#table .grid .cell")
-    return page, page.url.rsplit("/", 1)[-1], token
+    game_id = page.url.rsplit("/", 1)[-1]
+    await receipts_kept(page, game_id, *range(1, int(await page.get_attribute("#table", "data-version")) + 1))
+    return page, game_id, token
+
+
+async def receipts_kept(page, game_id: str, *versions: int) -> None:
+    """Wait until the page keeps a receipt of each of ``versions``: the table is drawn before the receipts streamed or
+    answered with it are kept (under load, the receipt of version 1 only, the rest a moment later), and a test that
+    counts or fills the storage before they arrive counts against the page's own work still under way."""
+    await page.wait_for_function(
+        """([id, versions]) => { const r = JSON.parse(localStorage.getItem('fp.evidence.' + id));
+                                 const kept = new Set(((r && r.receipts) || []).map((x) => x.version));
+                                 return versions.every((v) => kept.has(v)); }""",
+        arg=[game_id, list(versions)])
 
 
 async def api_view(live, game_id: str, token: str) -> dict:
@@ -83,8 +96,9 @@ async def api_view(live, game_id: str, token: str) -> dict:
     return r.json()
 
 
-async def move(page, live, game_id: str, token: str) -> int:
-    """One legal move clicked on the page (a card, then its gap), else a redeal; the version it reaches."""
+async def move(page, live, game_id: str, token: str, *, stored: bool = True) -> int:
+    """One legal move clicked on the page (a card, then its gap), else a redeal; the version it reaches, once its
+    receipt is in the storage (``stored=False``: a full storage, where the page keeps it in memory only)."""
     v = await api_view(live, game_id, token)
     moves = [c for c in v["legal"] if c["type"] == "move"]
     if moves:
@@ -93,7 +107,10 @@ async def move(page, live, game_id: str, token: str) -> int:
         await page.click(f'.cell.target[data-row="{m["to"]["row"]}"][data-slot="{m["to"]["slot"]}"]')
     else:
         await page.click("button.cmd[data-type=redeal]")
-    return await version_after(page, v["version"])
+    version = await version_after(page, v["version"])
+    if stored:
+        await receipts_kept(page, game_id, version)
+    return version
 
 
 async def resign(page) -> None:

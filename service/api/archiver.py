@@ -43,20 +43,29 @@ class Archiver:
         self.games, self.archive, self.after_ms = games, archive, after_ms
         self.receipts, self.owner, self.lease_ms = receipts, owner, lease_ms
         self.archived = 0
+        self.in_hand: set[str] = set()
+        """Games this worker archives at this moment: the lease is re-entrant for its owner, so it alone does not keep
+        two archives of one game in one worker apart (a runner's pass and a test's, an admin's call beside it)."""
 
     async def archive_game(self, game_id: str, now: int | None = None) -> str:
         """Archive ``game_id`` if it is due: ``archived``; else why not — ``not_finished``, ``not_yet`` (finished
         less than ``after_ms`` ago), ``leased`` (another worker archives its partition), ``behind`` (its read
         models have not applied its last events: the store keeps it until they have), ``already`` (archived before:
-        its file is never written again — on a backend that writes in place a kill then would damage the one copy)."""
-        store = self.games.store
-        if not await take_lease(store, LEASE, partition(game_id), self.owner, self.lease_ms):
+        its file is never written again — on a backend that writes in place a kill then would damage the one copy).
+        ``leased`` too while this worker archives the same game at this moment."""
+        if game_id in self.in_hand:
             return "leased"
-        renewing = asyncio.ensure_future(self._keep_lease(partition(game_id)))  # done: the lease is lost
+        self.in_hand.add(game_id)
         try:
-            return await self._archive_held(game_id, now, renewing)
+            if not await take_lease(self.games.store, LEASE, partition(game_id), self.owner, self.lease_ms):
+                return "leased"
+            renewing = asyncio.ensure_future(self._keep_lease(partition(game_id)))  # done: the lease is lost
+            try:
+                return await self._archive_held(game_id, now, renewing)
+            finally:
+                renewing.cancel()
         finally:
-            renewing.cancel()
+            self.in_hand.discard(game_id)
 
     async def _keep_lease(self, p: int) -> None:
         """Renew the partition's lease every third of its time while a game of it is archived: a write to a slow

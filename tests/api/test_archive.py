@@ -52,7 +52,7 @@ def due_now(runners):
     runner's own stays held back — set due on it, the runner's pass could archive the game at the same moment as the
     test (then told ``behind``, its game forgotten under it), as one CI run saw."""
     mine = copy.copy(runners)
-    mine.after_ms = 1
+    mine.after_ms, mine.in_hand = 1, set()  # the runner's pass may be looking at the game (``not_yet``) right now
     return mine
 
 
@@ -254,6 +254,38 @@ async def test_a_write_that_outlasts_the_lease_keeps_the_partition_from_another_
     finally:
         release.set()
     assert await archived == "archived"
+
+
+async def test_two_archives_of_one_game_in_one_worker_write_it_once(archiving, monkeypatch):
+    """The lease is re-entrant for its owner, so two archives of one game in one worker (the runner's pass and an
+    admin's call, two tests' calls) both held it: the second is told ``leased`` while the first is under way, and the
+    game's file is written once."""
+    from service.api.archiver import Archiver
+
+    api, store = archiving, archiving.app.ctx.store
+    ours = Archiver(api.app.ctx.games, store.archive, 1, None, api.app.ctx.runner.archiver.owner)
+    game_id = await held_back_finished_game(api)
+    writing, release, real_write, writes = threading.Event(), threading.Event(), store.archive.write, []
+
+    def slow_write(gid: str, data: bytes) -> None:
+        writes.append(gid)
+        writing.set()
+        release.wait(60)
+        real_write(gid, data)
+
+    monkeypatch.setattr(store.archive, "write", slow_write)
+    first = asyncio.ensure_future(ours.archive_game(game_id))
+
+    async def under_way() -> bool:
+        return writing.is_set()
+
+    await wait_for(under_way, seconds=30)
+    try:
+        assert await ours.archive_game(game_id) == "leased"
+    finally:
+        release.set()
+    assert await first == "archived" and writes == [game_id] and not ours.in_hand
+    assert await ours.archive_game(game_id) == "already"
 
 
 async def test_an_archive_that_lost_its_lease_midway_removes_nothing(archiving, monkeypatch):

@@ -17,6 +17,7 @@ from service.projections import (
     read_audit,
     read_scores,
 )
+from service.rules.clock import turn_clock
 from service.rules.engine import GAMES, Game, audit_lines, export_header, log_lines, seat_record
 
 from . import schemas as s
@@ -176,13 +177,11 @@ async def list_games(request: Request) -> HTTPResponse:
 
 
 def _clock(meta: dict[str, str]) -> tuple[int | None, int | None]:
-    """A game's turn clock as its view shows it: ``turn_seconds`` and, with a clock only, ``forfeit_after``."""
+    """A game's turn clock as its view shows it (``turn_clock``): none for a record without a config."""
     rules = GAMES.get(meta["kind"])
     if rules is None or "config" not in meta:  # a listing never fails on one game's record
         return None, None
-    config = msgspec.json.decode(meta["config"], type=rules.CONFIG)
-    turn_seconds = getattr(config, "turn_seconds", None)
-    return turn_seconds, getattr(config, "forfeit_after", None) if turn_seconds else None
+    return turn_clock(msgspec.json.decode(meta["config"], type=rules.CONFIG))
 
 
 @bp.post("/games/<game_id:str>/seats")

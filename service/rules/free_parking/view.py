@@ -16,6 +16,7 @@ from service.events.common import Seeding
 from service.events.free_parking import FreeParkingClientCommand
 
 from ..close import Closed
+from ..clock import turn_clock
 from . import actions, cards
 from .clock import turn_deadline
 from .legal import legal_commands
@@ -155,7 +156,7 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> FreeParkingView
         you=You(hand=_cards(s.seats[seat].hand)) if own else None,  # type: ignore[index]
         pending=_pending(s),
         turn_deadline_at=turn_deadline(s),
-        forfeit_after=s.config.forfeit_after if s.config.turn_seconds else None,
+        forfeit_after=turn_clock(s.config)[1],
         decks=DecksView(
             playing=len(s.deck),
             discard=_cards(s.discard),

@@ -12,6 +12,7 @@ from service.events.monopoly import Holdings, Lot, MonopolyClientCommand
 from service.events.receipt import Receipt
 
 from ..close import Closed
+from ..clock import turn_clock
 from .board import SQUARES
 from .clock import turn_deadline
 from .legal import LegalForms, legal_commands, legal_forms, min_bid
@@ -213,7 +214,7 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> MonopolyView:
         ],
         pending=PendingView(seat=p.seat, seats=list(p.seats), kind=p.kind, deadline_at=p.deadline_at) if p else None,
         turn_deadline_at=turn_deadline(s),
-        forfeit_after=s.config.forfeit_after if s.config.turn_seconds else None,
+        forfeit_after=turn_clock(s.config)[1],
         legal=legal,  # type: ignore[arg-type]
         legal_forms=legal_forms(s, own, legal) if own is not None else None,
         winner=s.winner,

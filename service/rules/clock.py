@@ -1,0 +1,13 @@
+"""The turn clock's settings as a game's view and the lobby show them, alike in every kind that has one
+(free-parking, Monopoly; solitaire has none): ``forfeit_after`` means nothing without ``turn_seconds``, so it is
+shown with a clock only — one rule, so the view and the lobby cannot disagree on it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def turn_clock(config: Any) -> tuple[int | None, int | None]:
+    """``(turn_seconds, forfeit_after)`` of a game's config: both None without a clock (or in a kind without one)."""
+    turn_seconds = getattr(config, "turn_seconds", None)
+    return turn_seconds, getattr(config, "forfeit_after", None) if turn_seconds else None

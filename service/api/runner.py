@@ -109,7 +109,9 @@ class Runner:
     tick = scan
 
     async def act(self, game_id: str, *, clear: bool = True) -> bool:
-        game = await self.games.fresh(game_id)
+        # the cached game moves on while the thread chooses (a player's command, a read folding the tail): the move
+        # is chosen on, named after and appended at one version, or refused as stale (409) and chosen again
+        game = (await self.games.fresh(game_id)).snapshot()
         move = await asyncio.get_running_loop().run_in_executor(BOT_THREAD, server_move, game, now_ms(), self.games.idle_ms)
         if move is None:
             if clear:

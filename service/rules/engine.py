@@ -79,6 +79,13 @@ class Game:
         """Before its first event, as a stored game's metadata records it: its config as JSON, its seed in hex."""
         return cls.new(kind, game_id, msgspec.json.decode(config, type=rules_for(kind).CONFIG), bytes.fromhex(seed))
 
+    def snapshot(self) -> Game:
+        """This game as it is now, apart from the cached one that requests move on meanwhile: a thread deciding on it
+        (the runner's bots) sees one version throughout, and what it decides names that version."""
+        copy = Game(self.rules, self.game_id, self.seed, self.state, self.head, self.last_at)
+        copy.created_at = self.created_at
+        return copy
+
     @property
     def version(self) -> int:
         return self.state.version

@@ -206,11 +206,13 @@ class EmbeddedStore(Store):
             self._due.discard(game_id)
 
     async def _op_clear_due(self, game_id: str, version: int, later: int | None = None) -> None:
-        """``Store._op_clear_due`` with the version this store knows; it removes an entry its memory does not know of
+        """``Store.clear_due`` with the version this store knows; it removes an entry its memory does not know of
         too (a stale one: the runner clears what it was told is due), so it never leaves one behind."""
         if self._version.get(game_id) != version:
             return
         due = self.keys.due(self._partition(game_id))
+        if later is not None and self._now.hget(self.keys.meta(game_id), "archived") == b"1":
+            return
         if later is None:
             self._now.zrem(due, game_id)
         else:

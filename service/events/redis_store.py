@@ -71,10 +71,14 @@ return {1, tonumber(ARGV[2])}
 """
 # forget a game's due action (or, given ARGV[3], move it there) only if its version is still ARGV[1]: one script,
 # so no append can land between the check and the write (its new due action would be lost). KEYS: meta, due (one
-# slot); ARGV: version, game id, the later due time or ''
+# slot); ARGV: version, game id, the later due time or ''. An archived game is never made due again.
 CLEAR_DUE_LUA = """
-if redis.call('HGET', KEYS[1], 'version') == ARGV[1] then
+local meta = redis.call('HMGET', KEYS[1], 'version', 'archived')
+if meta[1] == ARGV[1] then
   if ARGV[3] ~= nil and ARGV[3] ~= '' then
+    if meta[2] == '1' then
+      return 0
+    end
     return redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
   end
   return redis.call('ZREM', KEYS[2], ARGV[2])

@@ -91,7 +91,8 @@ class Store:
 
     async def clear_due(self, game_id: str, version: int, later: int | None = None) -> None:
         """Forget a game's due server action, unless the game moved on since ``version``; with ``later``, move it to
-        ``later`` instead (the game still needs the server then: to close it, nobody moving)."""
+        ``later`` instead (the game still needs the server then: to close it, nobody moving) — unless it is archived:
+        a runner that looked at it before another worker archived it must not give it a due entry again."""
         await self._write("clear_due", game_id, version, *(() if later is None else (later,)))
 
     # --- rate limits: buckets kept outside the journal (a restart forgets them, which costs nothing) ---
@@ -217,12 +218,6 @@ class Store:
 
     async def _op_put_tournament(self, tournament_id: str, record: bytes) -> None:
         await self.r.set(self.keys.tournament(tournament_id), record, nx=True)
-
-    async def _op_clear_due(self, game_id: str, version: int, later: int | None = None) -> None:
-        meta = await self.r.hget(self.keys.meta(game_id), "version")
-        if meta is not None and int(meta) == version:
-            due = self.keys.due(self._partition(game_id))
-            await (self.r.zrem(due, game_id) if later is None else self.r.zadd(due, {game_id: later}))
 
     async def _op_forget_events(self, game_id: str, version: int) -> Projected:
         meta = await self.r.hmget(self.keys.meta(game_id), "version", "status", "archived")

@@ -416,6 +416,19 @@ async def test_clear_due_with_a_later_time_moves_it_there_only_when_the_version_
     assert await store.r.zscore(store.keys.due(partition("g-never")), "g-never") is None
 
 
+async def test_an_archived_game_is_never_made_due_again(store):
+    """A runner that looked at a finished game before another worker archived it moves its due action later: the
+    archived game (its events gone) must not be given one again, to be loaded from the archive for nothing."""
+    b = batches("g-archived")
+    for i, x in enumerate(b):
+        await store.append(request("g-archived", x, due_at=CREATED_AT + 1, status="finished" if i == len(b) - 1 else None))
+    await store.r.hset(store.keys.game_projection("scores", "g-archived"), "applied", b[-1].last)
+    assert await store.forget_events("g-archived", b[-1].last) is True
+    await store.clear_due("g-archived", b[-1].last, later=CREATED_AT + 500)
+    assert await store.r.zscore(store.keys.due(partition("g-archived")), "g-archived") is None
+    assert await store.due_games(CREATED_AT + 10**9) == []
+
+
 async def test_clear_due_never_loses_the_due_action_of_an_append_that_lands_meanwhile(store):
     """A clear that read the old version must not remove the due action an append set since."""
     b = batches("g-clear-race")

@@ -41,10 +41,8 @@ async def browser():
             await b.close()
 
 
-async def open_page(browser, live, hash_: str = "#/"):
-    context = await browser.new_context(
-        base_url=str(live.base_url), viewport={"width": 1280, "height": 900}
-    )
+async def open_page(browser, live, hash_: str = "#/", *, width: int = 1280):
+    context = await browser.new_context(base_url=str(live.base_url), viewport={"width": width, "height": 900})
     page = await context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))

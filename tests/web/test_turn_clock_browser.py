@@ -16,7 +16,7 @@ import msgspec
 import pytest
 
 from tests.api.conftest import ADMIN_HEADERS
-from tests.web.test_browser import browser, open_page  # noqa: F401  (the fixture)
+from tests.web.test_browser import browser, open_page, register  # noqa: F401  (the fixture)
 from tests.web.test_monopoly_browser import (
     ann_sits,
     api_seat,
@@ -207,6 +207,34 @@ async def test_a_monopoly_game_without_a_clock_shows_none(live, browser):  # noq
     await table_at(ann, v["version"])
     await ann.locator("#table button.cmd[data-type=roll]").wait_for()
     assert await ann.locator(ANY_CLOCK).count() == 0
+    assert ann.errors == []
+
+
+OUT_OF_SIGHT = """() => {
+    const main = document.querySelector('#table .mono-main');
+    main.scrollLeft = 0;
+    const box = main.getBoundingClientRect();
+    const lines = [...document.querySelectorAll('#table .mono-centre > :not(.mono-title), #table .turn-clock')];
+    return lines.filter((e) => { const r = e.getBoundingClientRect(); return r.left < box.left || r.right > box.right; })
+      .map((e) => `${e.className}: ${Math.round(r(e).left)}..${Math.round(r(e).right)} of ${Math.round(box.right)}`);
+    function r(e) { return e.getBoundingClientRect(); }
+}"""
+
+
+async def test_at_375_px_the_monopoly_countdown_and_the_square_shown_are_in_sight(live, browser):  # noqa: F811
+    """On a phone the board scrolls sideways inside its box: the centre's lines start at its left, in sight, so the
+    countdown reads without scrolling the board (centred, it ran past the box's edge)."""
+    game_id = await new_game(live, "monopoly", {"turn_seconds": LONG, "forfeit_after": 1})
+    ann = await open_page(browser, live, width=375)
+    await register(ann, "Ann")
+    await ann.goto(f"/#/games/{game_id}")
+    await ann.click("#join")
+    await api_seat(live, game_id, "Bob")
+    await ann.locator("#table .mono-centre .turn-clock[data-turn-clock='0']").wait_for()
+    assert await ann.evaluate(OUT_OF_SIGHT) == []
+    await ann.click("#table .mono-cell[data-square='39']")  # Boardwalk, at the far edge: its deed opens in the centre
+    await ann.locator("#table .mono-deed[data-square='39']").wait_for()
+    assert await ann.evaluate(OUT_OF_SIGHT) == []
     assert ann.errors == []
 
 

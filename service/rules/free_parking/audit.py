@@ -14,6 +14,7 @@ from service.events import free_parking as ev
 from service.events.common import GameClosed, SeatTaken, SeedRevealed
 
 from .. import close
+from ..clock import clock_words
 from ..setup import client_seed_note
 from ..words import Seats, Who, seat_words
 from .cards import effect_of
@@ -41,7 +42,8 @@ def summary(e: msgspec.Struct, who: Who = seat_words) -> str:
 @summary.register
 def _(e: ev.GameCreated, who: Who = seat_words) -> str:
     c = e.config
-    return f"game created: {c.seats} seats, {c.mode}, {c.response_seconds}s to answer, seed commitment {e.seed_commitment[:16]}…"
+    terms = [f"{c.seats} seats", c.mode, f"{c.response_seconds}s to answer", clock_words(c)]
+    return f"game created: {', '.join(filter(None, terms))}, seed commitment {e.seed_commitment[:16]}…"
 
 
 @summary.register

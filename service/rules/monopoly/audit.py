@@ -15,6 +15,7 @@ from service.events import monopoly as ev
 from service.events.common import GameClosed, SeatTaken, SeedRevealed
 
 from .. import close
+from ..clock import clock_words
 from ..setup import client_seed_note
 from ..words import Seats, Who, and_list, seat_words, seats_words
 from .board import HOTEL, name
@@ -57,8 +58,8 @@ def summary(e: msgspec.Struct, who: Who = seat_words) -> str:
 def _(e: ev.GameCreated, who: Who = seat_words) -> str:
     c = e.config
     rounds = f"at most {c.max_rounds} rounds" if c.max_rounds else "until one player is left"
-    answer = f"{c.response_seconds}s to answer"
-    return f"game created: {c.seats} seats, {rounds}, {answer}, seed commitment {e.seed_commitment[:16]}…"
+    terms = [f"{c.seats} seats", rounds, f"{c.response_seconds}s to answer", clock_words(c)]
+    return f"game created: {', '.join(filter(None, terms))}, seed commitment {e.seed_commitment[:16]}…"
 
 
 @summary.register

@@ -1,6 +1,6 @@
-"""The turn clock's settings as a game's view and the lobby show them, alike in every kind that has one
-(free-parking, Monopoly; solitaire has none): ``forfeit_after`` means nothing without ``turn_seconds``, so it is
-shown with a clock only — one rule, so the view and the lobby cannot disagree on it."""
+"""The turn clock's settings as a game's view, the lobby and the game-created line of the audit show them, alike in
+every kind that has one (free-parking, Monopoly; solitaire has none): ``forfeit_after`` means nothing without
+``turn_seconds``, so it is shown with a clock only — one rule, so none of them can disagree on it."""
 
 from __future__ import annotations
 

@@ -24,7 +24,6 @@ def test_a_kind_without_a_clock_shows_none():
     assert turn_clock(GAMES["solitaire"].CONFIG(seats=1)) == (None, None)
 
 
-
 @pytest.mark.parametrize("kind", ["free-parking", "monopoly"])
 def test_the_game_created_line_names_the_turn_clock_and_its_forfeit(kind):
     rules, events = GAMES[kind], {"free-parking": fp_events, "monopoly": mono_events}[kind]

@@ -215,9 +215,9 @@ OUT_OF_SIGHT = """() => {
     main.scrollLeft = 0;
     const box = main.getBoundingClientRect();
     const lines = [...document.querySelectorAll('#table .mono-centre > :not(.mono-title), #table .turn-clock')];
-    return lines.filter((e) => { const r = e.getBoundingClientRect(); return r.left < box.left || r.right > box.right; })
-      .map((e) => `${e.className}: ${Math.round(r(e).left)}..${Math.round(r(e).right)} of ${Math.round(box.right)}`);
-    function r(e) { return e.getBoundingClientRect(); }
+    return lines.map((e) => [e.className, e.getBoundingClientRect()])
+      .filter(([, r]) => r.left < box.left || r.right > box.right)
+      .map(([name, r]) => `${name}: ${Math.round(r.left)}..${Math.round(r.right)} of ${Math.round(box.right)}`);
 }"""
 
 

@@ -5,6 +5,7 @@ the lobby — on every store; a rebuild of the read models reads the archive too
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import copy
 import gzip
 import random
@@ -45,6 +46,11 @@ async def held_back_finished_game(api) -> str:
     await wait_for(lambda: _status(api, game_id, "finished"), seconds=60)
     await wait_for(lambda: _scored(api, game_id), seconds=30)
     return game_id
+
+
+ASKED_BY_THE_TEST = contextvars.ContextVar("asked_by_the_test", default=False)
+"""True in a test's task and the tasks it starts (an archive's lease renewal): a patched ``take_lease`` tells its
+calls from the runner's pass (the same owner, held back, looking at the same game) apart, and leaves those alone."""
 
 
 def due_now(runners):
@@ -230,7 +236,8 @@ async def test_a_write_that_outlasts_the_lease_keeps_the_partition_from_another_
     taken = []
 
     async def counted(store_, name, p, owner, ttl_ms):
-        taken.append(owner)
+        if ASKED_BY_THE_TEST.get():
+            taken.append(owner)
         return await real_take(store_, name, p, owner, ttl_ms)
 
     real_take = archiving_module.take_lease
@@ -244,6 +251,7 @@ async def test_a_write_that_outlasts_the_lease_keeps_the_partition_from_another_
         real_write(gid, data)
 
     monkeypatch.setattr(store.archive, "write", slow_first_write)
+    ASKED_BY_THE_TEST.set(True)
     archived = asyncio.ensure_future(ours.archive_game(game_id))
     async def past_one_lease() -> bool:  # taken, then renewed four times: 4 × lease_ms / 3 since it was taken
         return writing.is_set() and taken.count(ours.owner) >= 5
@@ -301,6 +309,8 @@ async def test_an_archive_that_lost_its_lease_midway_removes_nothing(archiving, 
     real_take, real_write = archiving_module.take_lease, store.archive.write
 
     async def renewal_refused(store_, name, p, owner, ttl_ms):
+        if not ASKED_BY_THE_TEST.get():  # the runner's pass took the refusal meant for the renewal once (a CI run)
+            return await real_take(store_, name, p, owner, ttl_ms)
         if granted.is_set():  # the first take is granted; the renewal after it is not
             refused.set()
             return False
@@ -313,6 +323,7 @@ async def test_an_archive_that_lost_its_lease_midway_removes_nothing(archiving, 
 
     monkeypatch.setattr(archiving_module, "take_lease", renewal_refused)
     monkeypatch.setattr(store.archive, "write", write_once_refused)
+    ASKED_BY_THE_TEST.set(True)
     assert await ours.archive_game(game_id) == "leased"
     assert await store.r.exists(store.keys.stream(game_id))
     assert (await store.meta(game_id)).get("archived") is None

@@ -25,9 +25,9 @@ from service.api.app import create_app, serving_here
 from service.api.archiver import Archiver
 from service.api.games import Games
 from service.api.settings import Settings
-from service.events.archive import Archive
-from service.events.logtrim import trim_logs
-from service.events.redis_store import RedisStore
+from service.store.archive import Archive
+from service.store.logtrim import trim_logs
+from service.store.redis_store import RedisStore
 from service.projections.rebuild import rebuild
 
 from . import games as g

@@ -18,7 +18,7 @@ from service.events.base import Player
 from service.events.common import Create, TakeSeat
 from service.events.entries import encode_entry
 from service.events.envelope import Envelope, canonical
-from service.events.store import AppendRequest, Store
+from service.store.store import AppendRequest, Store
 from service.rules.engine import Game
 
 START_AT = 1_767_225_600_000

@@ -115,9 +115,9 @@ async def evalsha_p99(url: str, seconds: float = 2.0) -> float:
     import redis.asyncio as aioredis
 
     from service.events.entries import encode_entry
-    from service.events.keys import Keys
-    from service.events.redis_store import APPEND_LUA
-    from service.events.store import AppendRequest, append_args
+    from service.store.keys import Keys
+    from service.store.redis_store import APPEND_LUA
+    from service.store.store import AppendRequest, append_args
     from service.sim.games import new_game, play
 
     bots = ["random"] * 4

@@ -19,9 +19,9 @@ from typing import Any
 
 from service.api.games import Games
 from service.events import free_parking as ev
-from service.events.embedded import EmbeddedStore
-from service.events.redis_store import RedisStore
-from service.events.store import Store
+from service.store.embedded import EmbeddedStore
+from service.store.redis_store import RedisStore
+from service.store.store import Store
 
 from . import games as g
 from . import procs

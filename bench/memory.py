@@ -18,7 +18,7 @@ import resource
 from pathlib import Path
 
 from service.api.games import Games
-from service.events.redis_store import RedisStore
+from service.store.redis_store import RedisStore
 
 from . import games as g
 from . import procs

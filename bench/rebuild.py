@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 
-from service.events.redis_store import RedisStore
+from service.store.redis_store import RedisStore
 from service.projections.rebuild import read_all, rebuild
 
 from . import games as g

@@ -33,10 +33,10 @@ BACKGROUND: list[tuple[str, tuple[str, ...]]] = [
 ]
 """Work outside the requests: a sample anywhere under these is theirs, whatever it was doing."""
 STAGES: list[tuple[str, tuple[str, ...]]] = [
-    ("store client", ("/redis/", "hiredis", "service/events/resp.py", "service/events/store.py", "service/events/pool.py",
-                      "service/events/redis_store.py", "service/events/entries.py", "service/events/outage.py")),
-    ("embedded store (fakeredis, journal)", ("/fakeredis/", "/lupa/", "service/events/embedded.py",
-                                             "service/events/journal.py")),
+    ("store client", ("/redis/", "hiredis", "service/store/resp.py", "service/store/store.py", "service/store/pool.py",
+                      "service/store/redis_store.py", "service/events/entries.py", "service/store/outage.py")),
+    ("embedded store (fakeredis, journal)", ("/fakeredis/", "/lupa/", "service/store/embedded.py",
+                                             "service/store/journal.py")),
     ("receipts (Ed25519)", ("service/api/signing.py", "/cryptography/")),
     ("seal and hash", ("service/events/envelope.py", "service/events/codec.py")),
     ("metrics and access log", ("service/api/observe.py", "service/api/metrics.py", "/prometheus_client/")),

@@ -5,7 +5,7 @@ A file whose first line is a tournament manifest is a bundle: every table, its m
 ``python -m replays audit BUNDLE [--csv FILE] [--ranking-csv FILE]``: a tournament bundle told for a person, its
 ranking across tables last; exit 0 only if it verifies.
 
-``python -m replays golden [--write]``: verify the golden logs; with ``--write``, first record the missing ones.
+``python -m replays golden``: verify the golden logs (``python -m service golden --write`` records the missing ones).
 
 ``python -m replays show LOG [--at N] [--step [--to M]]``: the table after event N (every hand: an export is the
 full record); with ``--step``, each event from N (or the first) to M (or the last), its audit line and the table.
@@ -194,13 +194,9 @@ def _golden(args: argparse.Namespace) -> int:
     from . import golden
 
     console = _console()
-    if args.write:
-        for recipe, written in golden.write():
-            state = "written" if written else "kept (a golden is never rewritten)"
-            console.print(f"{recipe.path.name}: {state}", markup=False)
     missing = [r.path.name for r in golden.RECIPES if not r.path.exists()]
     if missing:
-        console.print(f"missing (record them with --write): {', '.join(missing)}", markup=False)
+        console.print(f"missing (record them with python -m service golden --write): {', '.join(missing)}", markup=False)
     return _verify(argparse.Namespace(logs=[str(golden.DIR)], commitment=None, client_seed=None, quiet=False, receipts=None,
                                       key=None)) or (1 if missing else 0)
 
@@ -274,8 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     v.add_argument("--jobs", type=_jobs, default=1, metavar="N",
                    help="verify a bundle's tables in N processes at once (default 1; the verdict is the same)")
     v.set_defaults(func=_verify)
-    g = sub.add_parser("golden", help="verify the golden logs in replays/golden/; --write records the missing ones")
-    g.add_argument("--write", action="store_true", help="record every golden not yet recorded (never rewrites one)")
+    g = sub.add_parser("golden", help="verify the golden logs in replays/golden/ (python -m service golden --write "
+                                      "records the missing ones)")
     g.set_defaults(func=_golden)
     a = sub.add_parser("audit", help="a tournament bundle's report: rounds, scores, specials, winners")
     a.add_argument("bundle")

@@ -2,14 +2,14 @@
 
 ``RECIPES`` lists how each one was first played, under which rules version. ``write`` plays and writes only the
 missing ones: an existing golden is a record of what its rules version did and is never rewritten (``python -m
-replays golden --write``; see ``golden/README.md``). Verifying a golden needs nothing here but ``DIR`` and
-``files``: playing one needs the bots, imported only by ``write``.
+service golden --write``; see ``golden/README.md``). Verifying a golden needs nothing here but ``DIR`` and
+``files``: playing one needs the bots and the simulation, which ``write`` is handed and ``replays`` never imports.
 """
 
 from __future__ import annotations
 
 import hashlib
-import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,24 +84,9 @@ def files(directory: Path = DIR) -> list[Path]:
     return sorted(directory.glob("*.ndjson"))
 
 
-def play(recipe: Recipe) -> bytes:
-    """The export of ``recipe`` played to its end, seed in the header."""
-    from service.events.export import dumps
-    from service.rules.engine import export_header
-    from service.sim.games import new_game, play
-
-    sim = new_game(
-        recipe.kind, recipe.seats, recipe.seed, recipe.game_id, list(recipe.bots), recipe.options, recipe.rules_version,
-        seeding=recipe.seeding,  # type: ignore[arg-type]
-        client_seeds={seat: bytes.fromhex(hex_) for seat, hex_ in recipe.client_seeds},
-    )
-    for _ in play(sim, list(recipe.bots), random.Random(recipe.bots_seed), timeouts=recipe.timeouts):
-        pass
-    return dumps(export_header(sim.game, with_seed=True), sim.envelopes)
-
-
-def write(recipes: tuple[Recipe, ...] = RECIPES) -> list[tuple[Recipe, bool]]:
-    """Write every golden that is missing; ``(recipe, written)`` for each, ``False`` when it was kept as it is."""
+def write(play: Callable[[Recipe], bytes], recipes: tuple[Recipe, ...] = RECIPES) -> list[tuple[Recipe, bool]]:
+    """Write every golden that is missing, played by ``play`` (``service.sim.golden.play``: ``replays`` never imports
+    what plays games); ``(recipe, written)`` for each, ``False`` when it was kept as it is."""
     DIR.mkdir(exist_ok=True)
     out = []
     for recipe in recipes:

@@ -1,4 +1,4 @@
-"""``python -m service [serve|demo|play|simulate|solitaire-rates|bot-league|rebuild|project|keys|archive] …``; with no command it serves HTTP.
+"""``python -m service [serve|demo|play|simulate|solitaire-rates|bot-league|rebuild|project|keys|archive|golden] …``; with no command it serves HTTP.
 
 ``make run`` runs it: the service on http://127.0.0.1:8000, on the embedded store unless ``REDIS_URL`` is set.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from service.cli import archive, demo, keys, league, play, projections, serve, simulate, solitaire_rates
+from service.cli import archive, demo, golden, keys, league, play, projections, serve, simulate, solitaire_rates
 
 
 def parser() -> argparse.ArgumentParser:
@@ -24,6 +24,7 @@ def parser() -> argparse.ArgumentParser:
     projections.add_project_parser(sub)
     keys.add_parser(sub)
     archive.add_parser(sub)
+    golden.add_parser(sub)
     return p
 
 

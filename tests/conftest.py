@@ -32,8 +32,8 @@ def redis_cluster(tmp_path_factory):
 async def store(request, tmp_path):
     """The same store contract on every store: fakeredis journalled under ``tmp_path``, a real Redis, and a real
     three-master Redis Cluster (``redis_cluster``)."""
-    from service.events.embedded import EmbeddedStore
-    from service.events.redis_store import RedisStore
+    from service.store.embedded import EmbeddedStore
+    from service.store.redis_store import RedisStore
     from tests.stores import drop_namespace, namespace, need_redis
 
     if request.param == "embedded":

@@ -62,7 +62,7 @@ async def client_at(url: str):
     import redis.asyncio as aioredis
     from redis.asyncio.cluster import RedisCluster
 
-    from service.events.redis_store import is_cluster_node
+    from service.store.redis_store import is_cluster_node
 
     client = RedisCluster.from_url(url) if await is_cluster_node(url) else aioredis.from_url(url)
     try:

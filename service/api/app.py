@@ -18,11 +18,11 @@ from typing import Any
 from sanic import Sanic
 from sanic_ext import Extend
 
-from service.events.archive import ArchiveError
-from service.events.durability import Durability
-from service.events.journal import JournalCorrupt
-from service.events.store import NotDurable, Store, StoreUnavailable
-from service.events.stores import open_store_checked
+from service.store.archive import ArchiveError
+from service.store.durability import Durability
+from service.store.journal import JournalCorrupt
+from service.store.store import NotDurable, Store, StoreUnavailable
+from service.store.stores import open_store_checked
 from service.projections import Projector
 
 from . import docs, errors, observe, web

@@ -1,4 +1,4 @@
-"""Moving finished games out of the store into the archive (service/events/archive.py), safely at every step.
+"""Moving finished games out of the store into the archive (service/store/archive.py), safely at every step.
 
 A game finished ``after_ms`` ago is archived by the holder of its partition's lease, in this order: its export (the
 header with the seed and its final receipt, then every envelope) is written to the archive and fsynced; read back
@@ -17,11 +17,11 @@ from collections.abc import Callable
 
 import msgspec
 
-from service.events.archive import Archive, ArchiveError
-from service.events.contract import StoreUnavailable
+from service.store.archive import Archive, ArchiveError
+from service.store.contract import StoreUnavailable
 from service.events.export import dumps
-from service.events.keys import partition
-from service.events.lease import take_lease
+from service.store.keys import partition
+from service.store.lease import take_lease
 from service.rules.engine import export_header
 
 from .games import Games, now_ms

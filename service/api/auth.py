@@ -11,7 +11,7 @@ from typing import Literal
 import msgspec
 from sanic import Request
 
-from service.events.store import Store
+from service.store.store import Store
 
 from .errors import ApiError
 

@@ -9,9 +9,9 @@ import msgspec
 from sanic import HTTPResponse, Request, Sanic
 from sanic import exceptions as sx
 
-from service.events.archive import ArchiveDamaged, ArchiveError
-from service.events.outage import Outage
-from service.events.store import NotDurable, StoreBusy, StoreUnavailable
+from service.store.archive import ArchiveDamaged, ArchiveError
+from service.store.outage import Outage
+from service.store.store import NotDurable, StoreBusy, StoreUnavailable
 from service.rules.errors import RuleViolation
 
 from . import metrics

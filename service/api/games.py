@@ -22,7 +22,7 @@ from service.events.base import Player
 from service.events.common import Create, TakeSeat
 from service.events.entries import encode_entry
 from service.events.envelope import Envelope, canonical, redacted
-from service.events.store import AppendRequest, Store, command_digest
+from service.store.store import AppendRequest, Store, command_digest
 from service.rules.engine import Game
 from service.rules.errors import RuleViolation
 

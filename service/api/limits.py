@@ -17,7 +17,7 @@ from collections.abc import Callable
 import msgspec
 from sanic import Request
 
-from service.events.store import Store
+from service.store.store import Store
 
 from .auth import Caller
 from .errors import ApiError

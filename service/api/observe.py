@@ -12,8 +12,8 @@ import time
 import msgspec
 from sanic import Blueprint, HTTPResponse, Request, Sanic
 
-from service.events.gauges import game_counts, projector_lag
-from service.events.store import StoreUnavailable
+from service.store.gauges import game_counts, projector_lag
+from service.store.store import StoreUnavailable
 
 from . import metrics
 from . import schemas as s

@@ -14,9 +14,9 @@ from typing import NamedTuple
 
 import msgspec
 
-from service.events.contract import CommandRecord
+from service.store.contract import CommandRecord
 from service.events.envelope import NULL, Envelope, actor_seat
-from service.events.store import Store
+from service.store.store import Store
 from service.rules.engine import Game
 
 

@@ -20,9 +20,9 @@ import heapq
 import logging
 from concurrent.futures import ThreadPoolExecutor
 
-from service.events.archive import ArchiveError
-from service.events.outage import Outage
-from service.events.store import StoreUnavailable
+from service.store.archive import ArchiveError
+from service.store.outage import Outage
+from service.store.store import StoreUnavailable
 from service.rules.errors import RuleViolation
 
 from .archiver import RETRY_MS, Archiver

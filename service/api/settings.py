@@ -8,9 +8,9 @@ from typing import Literal
 
 import msgspec
 
-from service.events.logtrim import LOG_KEEP_MS
-from service.events.pool import CONNECTIONS, WAIT_MS
-from service.events.stores import ClusterMode
+from service.store.logtrim import LOG_KEEP_MS
+from service.store.pool import CONNECTIONS, WAIT_MS
+from service.store.stores import ClusterMode
 
 ENV_PREFIX = "FREE_PARKING_"
 
@@ -37,7 +37,7 @@ class Settings(msgspec.Struct, kw_only=True):
     bot_delay_ms: int = 0
     human_pace_ms: int = 1000  # at a table where a person sits, a bot waits at least this long before it acts
     cache_size: int = 20_000
-    store_connections: int = CONNECTIONS  # per worker; more concurrent requests wait for one (service/events/pool.py)
+    store_connections: int = CONNECTIONS  # per worker; more concurrent requests wait for one (service/store/pool.py)
     store_wait_ms: int = WAIT_MS  # how long a request waits for a store connection before 503 store_busy
     backlog: int = 1024  # connections the kernel holds for the workers to accept (Sanic's 100 drops a burst's SYNs)
     rate_limits: bool = True  # per-client limits on new players and games (docs/limits.md); false: none

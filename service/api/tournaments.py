@@ -16,9 +16,9 @@ import msgspec
 from sanic import Blueprint, HTTPResponse, Request
 from sanic.response import ResponseStream
 
-from service.events.durability import loses_nothing
+from service.store.durability import loses_nothing
 from service.events.envelope import canonical
-from service.events.keys import table_id
+from service.store.keys import table_id
 from service.projections import read_standings
 from service.rules.engine import export_header
 from service.rules.free_parking.bundle import (

@@ -20,13 +20,11 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from service.events.envelope import Envelope
-from service.events.store import Store
-
-if TYPE_CHECKING:
-    from .games import Games
+from service.rules.engine import Game
+from service.store.store import Store
 
 log = logging.getLogger("free_parking")
 
@@ -43,6 +41,15 @@ def _go_on() -> None:
     task = asyncio.current_task()
     if task is not None and task.cancelling():
         raise asyncio.CancelledError
+
+
+class Games(Protocol):
+    """What a watch needs of a worker's games (``games.py``, which holds the watches): the store, and a game as it
+    stands now. Named here, not imported, so that the two modules do not import each other."""
+
+    store: Store
+
+    async def fresh(self, game_id: str) -> Game: ...
 
 
 class GameWatch:

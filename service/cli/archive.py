@@ -19,8 +19,8 @@ from service.api.app import StartupRefused, open_store_for, receipts_for
 from service.api.archiver import Archiver
 from service.api.games import Games
 from service.api.settings import Settings
-from service.events.archive import ArchiveError
-from service.events.keys import PARTITIONS
+from service.store.archive import ArchiveError
+from service.store.keys import PARTITIONS
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -29,7 +29,7 @@ from service.league import games as league_games
 from service.league import ratings, report
 from service.league.tables import Task, plan
 
-from . import seeds
+from service.sim import seeds
 
 SEATS = {"free-parking": (2, 8), "monopoly": (2, 8), "solitaire": (1, 1)}
 

@@ -27,7 +27,7 @@ from rich.table import Table
 from service.bots.monopoly import BOTS
 from service.sim.monopoly import IN_JAIL, JAIL, ROWS, Played, Tally, plan, row_name, run
 
-from . import seeds
+from service.sim import seeds
 
 DEFAULT_ROUNDS = 100
 DEFAULT_MAX_COMMANDS = 200_000

@@ -18,7 +18,7 @@ from service.rules.engine import GAMES, Game, audit_lines, export_header
 from service.rules.solitaire.layout import render
 from service.sim.games import Simulation, new_game, play
 
-from . import seeds
+from service.sim import seeds
 from .simulate import bot_names, default_bots, seats_of
 
 

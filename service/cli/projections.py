@@ -21,9 +21,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from service.events.logtrim import LOG_KEEP_MS
-from service.events.store import Store
-from service.events.stores import open_store
+from service.store.logtrim import LOG_KEEP_MS
+from service.store.store import Store
+from service.store.stores import open_store
 from service.projections.projector import Projector
 from service.projections.rebuild import RebuildRefused, all_games, read_all, rebuild
 

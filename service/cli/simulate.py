@@ -27,7 +27,9 @@ from service.events.export import dumps
 from service.rules.engine import GAMES, export_header, seat_range
 from service.sim.games import new_game, play
 
-from . import monopoly_simulate, seeds
+from service.sim import seeds
+
+from . import monopoly_simulate
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ Win rates come with a 95% Wilson interval.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import random
 import time
@@ -32,11 +31,9 @@ from service.bots.solitaire import SOLVER_BUDGET, GreedyBot, SolverBot
 from service.rules.solitaire import KIND
 from service.rules.solitaire.layout import deal
 from service.rules.solitaire.solver import solve
+from service.sim import seeds
 from service.sim.games import new_game, play
-
-from . import seeds
-
-Z95 = 1.959964
+from service.sim.intervals import wilson
 
 
 @dataclass(frozen=True)
@@ -81,15 +78,6 @@ class Rate:
     @property
     def interval(self) -> tuple[float, float]:
         return wilson(self.won, self.deals)
-
-
-def wilson(won: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion: unlike share ± z·se it stays inside [0, 1] and is sound near
-    0% and 100%, where these rates live."""
-    p = won / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def plan(deals: int, base: bytes, budget: int, bot_budget: int) -> list[Task]:

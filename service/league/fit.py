@@ -22,7 +22,7 @@ from service.bots import next_move, seated
 from service.bots.expert import RuleOfThumb
 from service.bots.free_parking import GreedyBot
 from service.bots.value import FEATURES, features
-from service.cli import seeds
+from service.sim import seeds
 from service.sim.games import new_game
 
 EVERY = 3

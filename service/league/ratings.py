@@ -12,7 +12,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
-from service.cli.solitaire_rates import wilson
+from service.sim.intervals import wilson
 
 from .games import Outcome
 

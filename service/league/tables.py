@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations_with_replacement, permutations
 
-from service.cli import seeds
+from service.sim import seeds
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 from service.events.audit import line
 from service.events.envelope import Envelope
-from service.events.store import Store
+from service.store.store import Store
 from service.rules.engine import audit_lines, rules_for
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import msgspec
 
-from service.events.store import Store
+from service.store.store import Store
 from service.rules.engine import GAMES
 
 from .results import KindTotals, results_of

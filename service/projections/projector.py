@@ -23,12 +23,12 @@ from typing import Any
 
 from redis import exceptions as rex
 
-from service.events.contract import text
+from service.store.contract import text
 from service.events.envelope import Envelope
-from service.events.keys import PARTITIONS
-from service.events.logtrim import trim_logs
-from service.events.outage import Outage
-from service.events.store import Store, StoreUnavailable
+from service.store.keys import PARTITIONS
+from service.store.logtrim import trim_logs
+from service.store.outage import Outage
+from service.store.store import Store, StoreUnavailable
 
 from . import audit, leaderboard, results, scores, solitaire_stats, standings
 
@@ -48,7 +48,7 @@ class Stats:
     conflicts: int = 0  # writes refused because another projector moved the checkpoint first
     results: int = 0  # players' results upserted
     errors: int = 0  # games that failed to apply (their entries stay pending and are retried)
-    trimmed: int = 0  # partition log entries let go, every group past them (service/events/logtrim.py)
+    trimmed: int = 0  # partition log entries let go, every group past them (service/store/logtrim.py)
     last_error: BaseException | None = field(default=None, repr=False)
 
     def add(self, other: Stats) -> None:

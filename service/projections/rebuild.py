@@ -1,7 +1,7 @@
 """Rebuild: drop every read model and the consumer groups, then replay every game's stream.
 
 Games are found in the partition logs (in the order they first appear) and — the logs are trimmed once every
-projector applied them (service/events/logtrim.py) — in the lobby's indexes, which list every game by status
+projector applied them (service/store/logtrim.py) — in the lobby's indexes, which list every game by status
 (an archived game too: its events are read from the archive), and by scanning the game streams. Each log's consumer group is created again at the last entry read before the replay,
 so a projector started afterwards picks up exactly what was appended since. Meant to run while no projector
 does (a running one is harmless — every write is a compare-and-set — but it would redo work).
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from redis import exceptions as rex
 
-from service.events.archive import ArchiveDamaged
-from service.events.keys import PARTITIONS, STATUSES
-from service.events.store import Store
+from service.store.archive import ArchiveDamaged
+from service.store.keys import PARTITIONS, STATUSES
+from service.store.store import Store
 
 from .projector import MAX_EVENTS, Stats, project_games
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import msgspec
 
 from service.events.base import Player
-from service.events.store import Store
+from service.store.store import Store
 
 from .scores import Scores
 

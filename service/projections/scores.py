@@ -16,7 +16,7 @@ import msgspec
 
 from service.events.base import Player
 from service.events.envelope import Envelope
-from service.events.store import Store
+from service.store.store import Store
 from service.rules.engine import rules_for
 from service.rules.free_parking import cards as fp_cards
 

@@ -27,7 +27,7 @@ from typing import Literal
 
 import msgspec
 
-from service.events.store import Store
+from service.store.store import Store
 
 from .results import registered
 from .scores import Scores

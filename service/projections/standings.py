@@ -18,7 +18,7 @@ import msgspec
 
 from service.events.envelope import Envelope
 from service.events.free_parking import FreeParkingConfig
-from service.events.store import Store
+from service.store.store import Store
 from service.rules.free_parking.standings import TableStanding, table_standing
 
 from . import scores as scores_model

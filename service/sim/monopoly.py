@@ -23,7 +23,7 @@ from typing import NamedTuple
 import msgspec
 
 from service.bots.monopoly import BOTS, JailPolicy
-from service.cli import seeds
+from service.sim import seeds
 from service.events import monopoly as ev
 from service.events.base import Player
 from service.events.common import Create, TakeSeat, Timeout

@@ -15,8 +15,8 @@ import pytest
 
 from replays.verify import verify
 from service.events.export import load
-from service.events.keys import PARTITIONS, partition
-from service.events.logtrim import trim_logs
+from service.store.keys import PARTITIONS, partition
+from service.store.logtrim import trim_logs
 from service.projections.rebuild import rebuild
 from tests.api.conftest import ADMIN_HEADERS, bearer, make_settings, served
 from tests.api.helpers import assert_error, fill, new_game, play_with_ids, seeded_game, trade_places_seed, view, wait_for

@@ -13,7 +13,7 @@ import sys
 import uuid
 from pathlib import Path
 
-from service.events.keys import partition
+from service.store.keys import partition
 from tests.api.conftest import make_settings, served
 from tests.api.helpers import wait_for
 from tests.api.test_archive import _archived, _scored, _status, answers, finished_bot_game

@@ -22,7 +22,7 @@ from service.bots import bot, next_move
 from service.events.base import Player
 from service.events.common import Close, Create, TakeSeat
 from service.events.export import load
-from service.events.keys import partition
+from service.store.keys import partition
 from service.events.solitaire import SolitaireConfig
 from service.rules.engine import Game
 from service.rules.solitaire import layout as grid

@@ -10,7 +10,7 @@ import io
 import msgspec
 import pytest
 
-from service.events.keys import partition
+from service.store.keys import partition
 from service.rules.free_parking.bundle import CSV_COLUMNS, RANKING_COLUMNS, load_bundle
 from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings
 from tests.api.helpers import assert_error, drive

@@ -1,4 +1,4 @@
-"""Attacks on the archive (service/events/archive.py, service/api/archiver.py): what a worker answers for an archived
+"""Attacks on the archive (service/store/archive.py, service/api/archiver.py): what a worker answers for an archived
 game whose file is not what it should be, what a rebuild does when it cannot read an archived game, and where the
 archive's I/O runs. Each was a hole an outside review found (a missing file served as an empty game, another game's
 file served as this one, a rebuild without the archive dropping read models silently, archive I/O on the event
@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 
-from service.events.archive import Archive
+from service.store.archive import Archive
 from service.projections import read_scores
 from service.projections.rebuild import RebuildRefused, rebuild
 from tests.api.conftest import make_settings, served

@@ -23,8 +23,8 @@ import struct
 
 from service.api.games import Games
 from service.events.base import Player
-from service.events.embedded import EmbeddedStore
-from service.events.journal import Journal
+from service.store.embedded import EmbeddedStore
+from service.store.journal import Journal
 
 
 async def test_a_cancelled_append_leaves_memory_and_journal_in_step(tmp_path):

@@ -17,7 +17,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from service.events.journal import Journal, JournalCorrupt
+from service.store.journal import Journal, JournalCorrupt
 
 
 def refusal_lines(stderr: str) -> list[str]:
@@ -30,7 +30,7 @@ def _journal(data: Path) -> bytes:
 
     from service.api.games import Games
     from service.events.base import Player
-    from service.events.embedded import EmbeddedStore
+    from service.store.embedded import EmbeddedStore
 
     async def fill() -> None:
         store = await EmbeddedStore(data).open()

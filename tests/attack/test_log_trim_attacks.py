@@ -1,5 +1,5 @@
-"""Attacks on the partition logs' trimming (service/events/logtrim.py) and the projector lag that /metrics and
-/readyz report from them (service/events/gauges.py). The hole an outside review found: after a rebuild on a live
+"""Attacks on the partition logs' trimming (service/store/logtrim.py) and the projector lag that /metrics and
+/readyz report from them (service/store/gauges.py). The hole an outside review found: after a rebuild on a live
 service Redis 7 cannot say the group's lag (its cursor is an id inside the log), and the gauge counted the whole log
 — every worker could read as not ready at once. It now counts the entries after the cursor."""
 
@@ -9,9 +9,9 @@ import importlib
 
 import pytest
 
-from service.events.gauges import projector_lag
-from service.events.keys import PARTITIONS, partition
-from service.events.logtrim import trim_logs
+from service.store.gauges import projector_lag
+from service.store.keys import PARTITIONS, partition
+from service.store.logtrim import trim_logs
 from service.projections import Projector, rebuild
 from tests.projections.helpers import Feeder, Played, shared_games
 

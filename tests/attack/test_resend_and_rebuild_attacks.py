@@ -24,7 +24,7 @@ import sys
 import msgspec
 import pytest
 
-from service.events.archive import ArchiveError
+from service.store.archive import ArchiveError
 from service.projections import read_scores
 from service.projections.rebuild import RebuildRefused, rebuild
 from tests.api.conftest import ADMIN_HEADERS, bearer, make_settings, served

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from service.__main__ import main
-from service.cli import seeds
-from service.cli.solitaire_rates import Task, markdown, rates, try_deal, wilson
+from service.sim import seeds
+from service.cli.solitaire_rates import Task, markdown, rates, try_deal
+from service.sim.intervals import wilson
 
 ARGS = ["solitaire-rates", "--deals", "4", "--budget", "400", "--bot-budget", "100", "--jobs", "1", "--markdown"]
 

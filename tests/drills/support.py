@@ -25,8 +25,8 @@ import msgspec
 from replays.verify import verify
 from service.events.envelope import NULL, Envelope
 from service.events.export import dumps, load
-from service.events.keys import partition
-from service.events.redis_store import RedisStore
+from service.store.keys import partition
+from service.store.redis_store import RedisStore
 from service.rules.engine import Game, export_header, rules_for
 from tests.api.helpers import pick
 

@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from replays.verify import verify
-from service.events.stores import open_store
+from service.store.stores import open_store
 from tests.api.conftest import ADMIN_HEADERS, fresh_app, make_settings
 from tests.api.helpers import wait_for
 from tests.http import serving
@@ -68,7 +68,7 @@ async def lease_gone(settings, game_id: str) -> bool:
     """The killed run's lease on the game's partition has run out (on the embedded store it died with the process)."""
     if not settings.redis_url:
         return True
-    from service.events.keys import Keys, partition
+    from service.store.keys import Keys, partition
 
     async with client_at(settings.redis_url) as client:  # on a cluster, the node that holds the partition's slot
         return not await client.exists(Keys(settings.namespace).lease("archive", partition(game_id)))

@@ -21,8 +21,8 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
-from service.events.keys import PARTITIONS
-from service.events.redis_store import RedisStore
+from service.store.keys import PARTITIONS
+from service.store.redis_store import RedisStore
 from service.projections import rebuild
 from tests.drills.support import NAMESPACE, Ledger, background, bearer, bot_games, play, versions, wait_until
 
@@ -185,8 +185,8 @@ async def test_a_read_whose_answer_is_lost_is_read_again(tmp_path):
     are pending under the projector's name, and a ``>`` read never returns them again. The projector reads its own
     pending entries on its next pass, instead of leaving the game's last events unprojected until the entries are
     reclaimed (``min_idle_ms``, a minute by default)."""
-    from service.events.embedded import EmbeddedStore
-    from service.events.store import StoreUnavailable
+    from service.store.embedded import EmbeddedStore
+    from service.store.store import StoreUnavailable
     from service.projections import Projector as Consumer
     from service.projections import read_scores
     from tests.projections.helpers import Feeder, pending, play_one

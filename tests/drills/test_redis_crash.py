@@ -48,7 +48,7 @@ async def test_redis_killed_under_a_bot_load_loses_nothing_acknowledged_and_play
     version, has_waitaof = await server_info(server.url)
     if mode == "waitaof" and not has_waitaof:
         pytest.skip(f"the installed redis-server {version} has no WAITAOF (it came in Redis 7.2); "
-                    "the WAITAOF flow is tested with a fakeredis stand-in in tests/events/test_durability.py")  # fmt: skip
+                    "the WAITAOF flow is tested with a fakeredis stand-in in tests/store/test_durability.py")  # fmt: skip
     service = services(server, durability=durability, bot_delay_ms=20)  # the same pace on every setting
     ledger = Ledger()
     stop = asyncio.Event()
@@ -145,7 +145,7 @@ async def _all_past(api: httpx.AsyncClient, games: list[str], events: int) -> bo
 
 
 async def _store_versions(url: str, games: list[str]) -> dict[str, int]:
-    from service.events.keys import Keys
+    from service.store.keys import Keys
 
     keys, client = Keys(NAMESPACE), aioredis.from_url(url)
     try:
@@ -179,10 +179,10 @@ async def test_measure_what_a_kill_loses_while_the_disk_is_slow(args, tmp_path):
     """
     if not os.environ.get(SLOW_DISK):
         pytest.skip(f"writes 400 MB a round to make fsync slow: run it with {SLOW_DISK}=1")
-    from service.events.redis_store import RedisStore
-    from service.events.store import StoreUnavailable
-    from tests.events.test_durability import chain_ok
-    from tests.events.test_store_contract import batches, request
+    from service.store.redis_store import RedisStore
+    from service.store.store import StoreUnavailable
+    from tests.store.test_durability import chain_ok
+    from tests.store.test_store_contract import batches, request
     from tests.servers import Server
 
     rounds, acked_total, lost_total, losing = 6, 0, 0, 0

@@ -21,7 +21,7 @@ from service.events.base import Player
 from service.events.common import Create, TakeSeat
 from service.events.entries import encode_entry
 from service.events.envelope import NULL, Envelope
-from service.events.store import AppendRequest, Store
+from service.store.store import AppendRequest, Store
 from service.projections import read_audit, read_results, read_scores, registered
 from service.rules.engine import Game, audit_lines, rules_for
 from service.sim.games import Simulation, play
@@ -253,7 +253,7 @@ async def assert_projected(store: Store, games: list[Played]) -> None:
 
 
 async def pending(store: Store, group: str = "projectors") -> int:
-    from service.events.keys import PARTITIONS
+    from service.store.keys import PARTITIONS
 
     total = 0
     for p in range(PARTITIONS):

@@ -1,12 +1,12 @@
 """The partition logs are trimmed only past what every consumer group applied, and only once older than the
-retention (service/events/logtrim.py): nothing a projector or a change feed still needs is let go."""
+retention (service/store/logtrim.py): nothing a projector or a change feed still needs is let go."""
 
 from __future__ import annotations
 
 import asyncio
 
-from service.events.keys import PARTITIONS
-from service.events.logtrim import trim_logs
+from service.store.keys import PARTITIONS
+from service.store.logtrim import trim_logs
 from service.projections import Projector, read_scores, rebuild
 from service.projections import projector as projector_module
 from service.projections.rebuild import all_games

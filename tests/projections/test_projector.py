@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from service.events.embedded import EmbeddedStore
-from service.events.store import ProjectionCorrupt, Projected
+from service.store.embedded import EmbeddedStore
+from service.store.store import ProjectionCorrupt, Projected
 from service.projections import Projector, project_game, read_audit, read_results, read_scores, rebuild, results
 from service.projections.projector import project_games
 from service.projections import scores as scores_model
@@ -359,7 +359,7 @@ def test_each_projection_script_touches_one_slot():
     """Redis Cluster runs a script only when all its keys are in one slot (fakeredis would not complain)."""
     from redis.crc import key_slot
 
-    from service.events.keys import Keys
+    from service.store.keys import Keys
 
     keys = Keys("fp")
     for game_id in ("g1", "a-much-longer-game-id-0042", "proj-8-0299"):

@@ -10,8 +10,8 @@ import time
 import pytest
 
 from service.cli import projections as cli
-from service.events.embedded import EmbeddedStore
-from service.events.keys import PARTITIONS
+from service.store.embedded import EmbeddedStore
+from service.store.keys import PARTITIONS
 from service.projections import Projector, project_game, read_results, read_scores, rebuild, registered
 from service.projections.projector import Stats
 from service.projections.rebuild import all_games, read_all
@@ -202,7 +202,7 @@ def test_the_cli_rebuilds_and_projects_the_embedded_store(tmp_path, few: list[Pl
 def test_the_cli_uses_redis_when_redis_url_is_set(kind: str, few: list[Played], monkeypatch, request):
     """``rebuild`` and ``project`` on the Redis of ``REDIS_URL``: a single server, or a cluster node (then the CLI
     finds the cluster by itself: FREE_PARKING_CLUSTER is unset, so ``auto``)."""
-    from service.events.redis_store import RedisStore
+    from service.store.redis_store import RedisStore
 
     cluster = kind == "cluster"
     url = request.getfixturevalue("redis_cluster").url if cluster else need_redis()

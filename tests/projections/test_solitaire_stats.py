@@ -14,10 +14,10 @@ import pytest
 from service.bots import bot
 from service.events.base import Player
 from service.events.common import Close, Create, TakeSeat
-from service.events.embedded import EmbeddedStore
+from service.store.embedded import EmbeddedStore
 from service.events.entries import encode_entry
 from service.events.solitaire import Redeal, Resign, SolitaireConfig, Undo
-from service.events.store import AppendRequest, Store
+from service.store.store import AppendRequest, Store
 from service.projections import (
     Projector,
     project_game,

@@ -11,8 +11,8 @@ from service.events.base import Player
 from service.events.common import Create, TakeSeat
 from service.events.entries import encode_entry
 from service.events.envelope import canonical
-from service.events.keys import partition, table_id
-from service.events.store import AppendRequest
+from service.store.keys import partition, table_id
+from service.store.store import AppendRequest
 from service.projections import Projector, read_standings, rebuild
 from service.projections.scores import decode_public
 from service.rules.engine import Game

@@ -273,7 +273,7 @@ def test_a_bundle_verifies_and_audits_without_redis_or_sanic(tournament, tmp_pat
     path = _write(tmp_path, *tournament)
     script = (
         "import sys\n"
-        "for name in ('redis', 'sanic', 'fakeredis', 'service.api', 'service.projections', 'service.events.store'):\n"
+        "for name in ('redis', 'sanic', 'fakeredis', 'service.api', 'service.projections', 'service.store.store'):\n"
         "    sys.modules[name] = None  # importing any of them now fails\n"
         "from replays.__main__ import main\n"
         f"sys.exit(main(['verify', {path!r}]) or main(['audit', {path!r}]))\n"

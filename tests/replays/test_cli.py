@@ -10,7 +10,7 @@ import pytest
 
 from replays.__main__ import main as replays_main
 from service.__main__ import main as service_main
-from service.cli import seeds
+from service.sim import seeds
 from service.cli.simulate import plan, seat_counts, seats_of
 from service.events.export import dumps
 

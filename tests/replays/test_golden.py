@@ -35,7 +35,7 @@ def _log(path):
 
 
 def test_every_recipe_was_recorded():
-    assert {r.path for r in RECIPES} <= set(FILES), "record the missing goldens: python -m replays golden --write"
+    assert {r.path for r in RECIPES} <= set(FILES), "record the missing goldens: python -m service golden --write"
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
@@ -89,12 +89,11 @@ def test_a_golden_verifies_from_the_file_alone():
 
 
 def test_writing_the_goldens_again_rewrites_none(monkeypatch):
-    """``python -m replays golden --write`` only adds: an existing golden is never played or written again."""
+    """``python -m service golden --write`` only adds: an existing golden is never played or written again."""
     from replays import golden
 
-    monkeypatch.setattr(golden, "play", lambda recipe: pytest.fail(f"{recipe.name} would be played again"))
     before = {p: p.read_bytes() for p in FILES}
-    assert all(not written for _, written in golden.write())
+    assert all(not written for _, written in golden.write(lambda recipe: pytest.fail(f"{recipe.name} would be played")))
     assert {p: p.read_bytes() for p in FILES} == before
 
 

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from service.events.store import ProjectionCorrupt, Projected
-from tests.events.test_store_contract import append_all
+from service.store.store import ProjectionCorrupt, Projected
+from tests.store.test_store_contract import append_all
 
 
 async def test_read_many_answers_what_read_answers(store):

@@ -18,7 +18,7 @@ from typing import Any
 import fakeredis
 import msgspec
 
-from .envelope import Envelope
+from service.events.envelope import Envelope
 from .journal import RECORD_HEAD, Dropped, Journal
 from .keys import STATUSES
 from .pool import CONNECTIONS, WAIT_MS, WaitingPool

@@ -37,8 +37,8 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from .envelope import GENESIS, Envelope
-from .export import ExportError, ExportHeader, load
+from service.events.envelope import GENESIS, Envelope
+from service.events.export import ExportError, ExportHeader, load
 from .keys import partition
 
 CACHE = 256

@@ -31,8 +31,8 @@ from .contract import (  # the store's vocabulary, imported from here by most of
     parse_record,
     unavailable,
 )
-from .entries import envelopes_after, xrange_bounds
-from .envelope import Envelope
+from service.events.entries import envelopes_after, xrange_bounds
+from service.events.envelope import Envelope
 from .keys import PARTITIONS, STATUSES, Keys, partition
 
 __all__ = [
@@ -51,7 +51,7 @@ class Store:
         self.r = client
         self.keys = Keys(namespace)
         self._tokens: dict[str, bytes] = {}
-        self.archive: Archive | None = None  # where finished games' events go (service/events/archive.py); reads follow
+        self.archive: Archive | None = None  # where finished games' events go (service/store/archive.py); reads follow
 
     @property
     def cluster(self) -> bool:

@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 from redis.crc import key_slot
 
-from service.events.durability import check_durability
-from service.events.keys import PARTITIONS, Keys, partition
-from service.events.redis_store import RedisStore, is_cluster_node
-from service.events.store import Appended, NotDurable, StoreUnavailable
-from service.events.stores import open_store_checked
+from service.store.durability import check_durability
+from service.store.keys import PARTITIONS, Keys, partition
+from service.store.redis_store import RedisStore, is_cluster_node
+from service.store.store import Appended, NotDurable, StoreUnavailable
+from service.store.stores import open_store_checked
 from service.projections import Projector, read_audit, read_scores
 from tests.cluster import free_cluster_port
-from tests.events.test_store_contract import TEMPLATE, as_game, batches, request
+from tests.store.test_store_contract import TEMPLATE, as_game, batches, request
 from tests.stores import drop_namespace, namespace, redis_url
 
 

@@ -1,4 +1,4 @@
-"""More requests than store connections: a request waits for a free connection (service/events/pool.py), and past
+"""More requests than store connections: a request waits for a free connection (service/store/pool.py), and past
 the wait the store is *busy* — never a 500, never "unreachable" — and nothing is written."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import asyncio
 
 import pytest
 
-from service.events.embedded import EmbeddedStore
-from service.events.redis_store import RedisStore
-from service.events.store import StoreBusy, StoreUnavailable
-from tests.events.test_store_contract import TEMPLATE, batches, request
+from service.store.embedded import EmbeddedStore
+from service.store.redis_store import RedisStore
+from service.store.store import StoreBusy, StoreUnavailable
+from tests.store.test_store_contract import TEMPLATE, batches, request
 from tests.stores import drop_namespace, namespace, need_redis
 
 

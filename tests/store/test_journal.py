@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from service.events import journal as journal_module
-from service.events.journal import Journal, JournalCorrupt
+from service.store import journal as journal_module
+from service.store.journal import Journal, JournalCorrupt
 
 HEAD = 8  # length (4 bytes, big-endian) and CRC-32 (4 bytes)
 

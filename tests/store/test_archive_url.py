@@ -1,4 +1,4 @@
-"""The archive at a URL, through fsspec (service/events/archive.py): ``memory://`` in this process, an object store's
+"""The archive at a URL, through fsspec (service/store/archive.py): ``memory://`` in this process, an object store's
 ways (``objstore://`` below: S3's, as s3fs shows them) and ``file://`` (a real folder, by fsspec's URL). What was
 written reads back as the export; a game never archived is ``None``; a damaged object is ``ArchiveError``, never a
 wrong game; a backend that fails is ``ArchiveError`` whatever it raises; ``reachable`` says whether the root answers.
@@ -16,7 +16,7 @@ import fsspec
 import pytest
 from fsspec.implementations.memory import MemoryFile, MemoryFileSystem
 
-from service.events.archive import Archive, ArchiveDamaged, ArchiveError
+from service.store.archive import Archive, ArchiveDamaged, ArchiveError
 from service.events.export import dumps, load
 from service.rules.engine import export_header
 
@@ -136,7 +136,7 @@ def test_a_backend_that_fails_is_an_archive_error_whatever_it_raises(archive, ga
 
     for name in ("cat_file", "pipe_file", "open", "makedirs", "ls", "exists", "isdir", "info"):
         monkeypatch.setattr(archive.fs, name, down, raising=False)
-    monkeypatch.setattr("service.events.archive._write_durably", down)  # a file:// root's writes
+    monkeypatch.setattr("service.store.archive._write_durably", down)  # a file:// root's writes
     monkeypatch.setattr(Path, "mkdir", down)  # and its reachable
     with pytest.raises(ArchiveError, match="cannot be written.*does not answer"):
         archive.write(game_id, data)

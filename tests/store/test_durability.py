@@ -14,12 +14,12 @@ import pytest
 import redis.asyncio as aioredis
 
 from replays.verify import verify
-from service.events.durability import Durability, check_durability, embedded_durability
+from service.store.durability import Durability, check_durability, embedded_durability
 from service.events.envelope import GENESIS, Envelope, body_of, canonical, chain_hash
-from service.events.redis_store import RedisStore
-from service.events.store import Appended, NotDurable, StoreUnavailable
+from service.store.redis_store import RedisStore
+from service.store.store import Appended, NotDurable, StoreUnavailable
 from service.rules.engine import Game, export_header, rules_for
-from tests.events.test_store_contract import TEMPLATE, Batch, batches, request
+from tests.store.test_store_contract import TEMPLATE, Batch, batches, request
 from tests.servers import ALWAYS, REDIS_SERVER, Server, free_port
 
 pytestmark = pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed")

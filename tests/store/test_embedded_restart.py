@@ -15,11 +15,11 @@ import msgspec
 import pytest
 import redis
 
-from service.events.embedded import EmbeddedStore, _Op
-from service.events.journal import Journal, JournalCorrupt
-from service.events.keys import STATUSES
-from service.events.store import Appended, StoreUnavailable, command_digest
-from tests.events.test_store_contract import CREATED_AT, TEMPLATE, as_game, batches, dump, request, run_scenario
+from service.store.embedded import EmbeddedStore, _Op
+from service.store.journal import Journal, JournalCorrupt
+from service.store.keys import STATUSES
+from service.store.store import Appended, StoreUnavailable, command_digest
+from tests.store.test_store_contract import CREATED_AT, TEMPLATE, as_game, batches, dump, request, run_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -232,8 +232,8 @@ WRITER = textwrap.dedent(
     """
     import asyncio, sys
     from pathlib import Path
-    from service.events.embedded import EmbeddedStore
-    from tests.events.test_store_contract import TEMPLATE, batches, request
+    from service.store.embedded import EmbeddedStore
+    from tests.store.test_store_contract import TEMPLATE, batches, request
 
     async def main():
         store = await EmbeddedStore(Path(sys.argv[1])).open()

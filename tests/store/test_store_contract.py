@@ -17,12 +17,12 @@ import msgspec
 import pytest
 from redis.crc import key_slot
 
-from service.events.embedded import EmbeddedStore
+from service.store.embedded import EmbeddedStore
 from service.events.entries import encode_entry
 from service.events.envelope import NULL, Envelope
-from service.events.keys import PARTITIONS, STATUSES, Keys, partition, table_id
-from service.events.redis_store import RedisStore
-from service.events.store import Appended, AppendRequest, CommandRecord, command_digest
+from service.store.keys import PARTITIONS, STATUSES, Keys, partition, table_id
+from service.store.redis_store import RedisStore
+from service.store.store import Appended, AppendRequest, CommandRecord, command_digest
 from service.rules.engine import Game
 from service.sim.games import simulate
 from tests.cluster import cluster_tools_found
@@ -516,7 +516,7 @@ async def test_games_appended_before_the_kind_indexes_are_indexed_once(store):
 async def test_an_embedded_journal_from_before_the_kind_indexes_replays_into_them(tmp_path):
     """A journal whose appends predate their ``kind`` field: replayed, each game lands in its kind's indexes (the
     kind its first append's meta recorded), as a game appended now does."""
-    from service.events.embedded import EmbeddedStore
+    from service.store.embedded import EmbeddedStore
 
     b = batches(TEMPLATE)
     store = await EmbeddedStore(tmp_path / "data").open()

@@ -26,7 +26,7 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import REGISTRY, Collector
 
-__all__ = ["APPENDS", "COMMANDS", "CONTENT_TYPE_LATEST", "REQUESTS", "RESPONSES", "STORE_ERRORS", "STREAMS", "exposition", "labelled"]
+__all__ = ["APPENDS", "COMMANDS", "CONTENT_TYPE_LATEST", "FEED", "FEED_PAUSES", "FEED_STATES", "REQUESTS", "RESPONSES", "STORE_ERRORS", "STREAMS", "exposition", "labelled"]
 
 REQUESTS = Histogram(
     "free_parking_request_seconds", "Time from a request's arrival to its answer's headers, by route",
@@ -40,6 +40,15 @@ COMMANDS = Counter(
 APPENDS = Counter("free_parking_appends_total", "Appends to the event store by outcome (ok, conflict)", ["outcome"])
 STORE_ERRORS = Counter("free_parking_store_errors_total", "Requests the store could not serve (busy, unavailable)", ["error"])
 STREAMS = Gauge("free_parking_sse_streams", "Event streams open now", multiprocess_mode="livesum")
+FEED_STATES = ("blocking", "polling", "paused")
+FEED = Gauge(
+    "free_parking_change_feed", "Workers whose change feed (the one reader of every partition log that wakes the event "
+    "streams, watch.py) is in each state: blocking (one XREAD waits for appends), polling (a cluster's logs, read in turn),"
+    " paused (the store could not be read: every watched game polls on its own until it resumes)", ["state"],
+    multiprocess_mode="livesum",
+)
+FEED_PAUSES = Counter("free_parking_change_feed_pauses_total", "Times a change feed paused: its read of the partition "
+                      "logs failed (each pause is logged, and so is its end)")
 
 
 _CHILDREN: dict[tuple[int, tuple[str, ...]], Any] = {}

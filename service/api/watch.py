@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import Protocol
@@ -25,6 +26,8 @@ from typing import Protocol
 from service.events.envelope import Envelope
 from service.rules.engine import Game
 from service.store.store import Store
+
+from . import metrics
 
 log = logging.getLogger("free_parking")
 
@@ -62,6 +65,7 @@ class GameWatch:
         self.failed: BaseException | None = None  # why the watch stopped early (the store went away)
         self.recent: deque[Envelope] = deque(maxlen=BUFFER)
         self.streams = 0
+        self.looks = 0  # how often it read the store: an idle game's watch looks only when woken (tests count it)
         self._changed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._woken = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -109,6 +113,7 @@ class GameWatch:
                 await asyncio.wait_for(self._woken.wait(), SAFETY_SECONDS if self._fed() else POLL_SECONDS)
 
     async def _look(self) -> None:
+        self.looks += 1
         game = await self.games.fresh(self.game_id)
         version, finished = game.version, game.rules.status_of(game.state) == "finished"  # one state, before any await
         if self.version < 0:
@@ -132,8 +137,43 @@ class ChangeFeed:
     def __init__(self, store: Store, wake: Callable[[str], None]) -> None:
         self.store, self.wake = store, wake
         self.reading = False  # whether the last read worked (else the watches look on their own, every POLL_SECONDS)
+        self.reads = 0  # reads of the logs that worked: a test waits on it, never on the clock
+        self.pauses = 0  # reads that failed after one that worked: each is logged, counted in /metrics, and so is its end
+        self._paused_at: float | None = None
+        self._state: str | None = None  # what /metrics says of this feed (metrics.FEED_STATES), None when stopped
         self._task: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[None] | None = None  # set once the task knows where the logs stand
+
+    @property
+    def mode(self) -> str:
+        """How the feed reads when it can: one blocking read on a single server; in turn, paced, on a cluster (whose
+        logs live in different slots, which one XREAD cannot block on)."""
+        return "polling" if self.store.cluster else "blocking"
+
+    def _say(self, state: str | None) -> None:
+        if state != self._state:
+            if self._state is not None:
+                metrics.FEED.labels(self._state).dec()
+            if state is not None:
+                metrics.FEED.labels(state).inc()
+            self._state = state
+
+    def _paused(self, error: BaseException) -> None:
+        if self.reading:
+            self.pauses += 1
+            metrics.FEED_PAUSES.inc()
+            self._paused_at = time.monotonic()
+            log.warning("change feed paused (event streams poll the store meanwhile): %s", error)
+        self.reading = False
+        self._say("paused")
+
+    def _resumed(self) -> None:
+        if not self.reading and self._paused_at is not None:
+            log.warning("change feed resumed after %.1f s", time.monotonic() - self._paused_at)
+            self._paused_at = None
+        self.reading = True
+        self.reads += 1
+        self._say(self.mode)
 
     async def start(self) -> None:
         """Read from the logs' newest entries on; once this returns, no later append is missed. Many streams open at
@@ -147,6 +187,7 @@ class ChangeFeed:
         if self._task is not None:
             self._task.cancel()
             self._task, self.reading = None, False
+        self._say(None)
 
     async def _run(self, ready: asyncio.Future[None]) -> None:
         try:
@@ -157,7 +198,7 @@ class ChangeFeed:
         finally:
             if not ready.done():
                 ready.set_result(None)
-        self.reading = True
+        self._resumed()
         await self._follow(heads)
 
     async def _follow(self, heads: dict[int, bytes]) -> None:
@@ -165,15 +206,13 @@ class ChangeFeed:
             _go_on()
             try:
                 appended = await self.store.appended_since(heads, FEED_BLOCK_MS)
-                self.reading = True
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # noqa: BLE001 - the store is away: the watches poll until it is back
-                if self.reading:
-                    log.warning("change feed paused: %s", e)
-                self.reading = False
+                self._paused(e)
                 await asyncio.sleep(POLL_SECONDS * 5)
                 continue
+            self._resumed()
             for p, entry, game_id in appended:
                 heads[p] = entry
                 self.wake(game_id)

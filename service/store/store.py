@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import redis.asyncio as aioredis
 from redis import exceptions as rex
 from redis.asyncio.cluster import RedisCluster
 
@@ -35,6 +36,10 @@ from service.events.entries import envelopes_after, xrange_bounds
 from service.events.envelope import Envelope
 from .keys import PARTITIONS, STATUSES, Keys, partition
 
+FEED_READ_MARGIN_S = 30.0
+"""How much longer than its block the change feed's read may take before the feed calls the store lost: a busy host or
+event loop delays the answer, it does not lose it."""
+
 __all__ = [
     "REFUSING", "SOLITAIRE_SETS", "UNAVAILABLE", "AppendRequest", "Appended", "CommandRecord", "NotDurable", "Projected",
     "ProjectionCorrupt", "Store", "StoreBusy", "StoreUnavailable", "append_args", "command_digest", "parse_record",
@@ -51,6 +56,7 @@ class Store:
         self.r = client
         self.keys = Keys(namespace)
         self._tokens: dict[str, bytes] = {}
+        self._feed: Any = None  # the change feed's own connection (``_feed_client``), made at its first read
         self.archive: Archive | None = None  # where finished games' events go (service/store/archive.py); reads follow
 
     @property
@@ -346,16 +352,34 @@ class Store:
         """The partition logs' entries after ``heads``: ``(partition, entry id, game id)`` of every append since, in
         one command on a single server, which waits up to ``block_ms`` for the first; on a cluster the logs live in
         different slots, so each is read apart, in one pipeline, without waiting."""
-        if self.cluster:
-            pipe = self.r.pipeline(transaction=False)
+        if self.cluster:  # XRANGE, not XREAD: redis-py's cluster client asks the server (COMMAND GETKEYS) where an
+            pipe = self.r.pipeline(transaction=False)  # XREAD goes, every time — twice the commands of an idle feed
             for p, head in heads.items():
-                pipe.xread({self.keys.log(p): head}, count=1000)
-            replies = [row for reply in await self._read(pipe.execute()) for row in (reply or [])]
+                pipe.xrange(self.keys.log(p), b"(" + head, "+", count=1000)
+            replies = [(self.keys.log(p).encode(), rows) for p, rows in zip(heads, await self._read(pipe.execute()))
+                       if rows]  # fmt: skip
         else:
             streams = {self.keys.log(p): head for p, head in heads.items()}
-            replies = await self._read(self.r.xread(streams, count=1000, block=block_ms)) or []
+            replies = await self._read(self._feed_client(block_ms).xread(streams, count=1000, block=block_ms)) or []
         partition_of = {self.keys.log(p).encode(): p for p in heads}
         return [(partition_of[key], entry, fields[b"game"].decode()) for key, rows in replies for entry, fields in rows]
+
+    def _feed_client(self, block_ms: int) -> Any:
+        """The connection the change feed blocks on: its own, not the pool's, and with a read timeout set to outlast the
+        block by ``FEED_READ_MARGIN_S``. On a pooled connection redis-py's default read timeout (5 s) cut the read
+        whenever the worker's event loop or the host was busy for 5 s less the block: the feed paused, and every
+        watched game fell back to polling. A dead server is still found: the socket's keepalive and the next read fail.
+        A client that is not a pool of real connections (fakeredis) is used as it is."""
+        if self._feed is None:
+            pool = getattr(self.r, "connection_pool", None)
+            kwargs = dict(getattr(pool, "connection_kwargs", None) or {})
+            if "host" not in kwargs and "path" not in kwargs:
+                return self.r
+            kwargs.update(socket_timeout=block_ms / 1000 + FEED_READ_MARGIN_S, socket_keepalive=True,
+                          client_name="free-parking-change-feed")  # fmt: skip
+            feed_pool = aioredis.ConnectionPool(connection_class=pool.connection_class, max_connections=2, **kwargs)
+            self._feed = aioredis.Redis.from_pool(feed_pool)
+        return self._feed
 
     async def due_games(self, now: int, limit: int = 100) -> list[tuple[str, int]]:
         """Games whose server action (a deadline, a bot's move) is due at ``now``: ``(game_id, due_at)``."""
@@ -380,6 +404,9 @@ class Store:
             raise
 
     async def close(self) -> None:
+        if self._feed is not None:
+            feed, self._feed = self._feed, None
+            await feed.aclose()
         await self.r.aclose()
 
     @staticmethod

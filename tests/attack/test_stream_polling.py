@@ -1,49 +1,153 @@
-"""Idle event streams on many games keep the store busy.
+"""Idle event streams on many games must not keep the store busy — and the feed that makes them idle must not pause.
 
-watch.py: one watch per game per worker, each looking for new events every ``POLL_SECONDS`` (0.2 s) with
-``Games.fresh`` — an XRANGE per game per tick, whether or not anything happens. Streams on one game share it (the
-docs' 500 streams on one game cost one reader), but streams on N games cost 5·N store reads a second per worker:
-measured on two workers and 1,000 idle solitaires, 4,300 Redis commands a second and ~40 % of a core, with nothing
-being played. Anyone can open them (no token, no limit on streams: any game id ``GET /games`` lists).
+The attack (watch.py's history): one watch per game per worker used to look for new events every ``POLL_SECONDS``
+(0.2 s), an XRANGE per game per tick whether or not anything happened: on two workers, 1,000 idle solitaires cost
+4,300 Redis commands a second. Now each worker's one ``ChangeFeed`` reads every partition log and wakes a watch only
+when its game is named. Anyone can open streams (no token, any game id ``GET /games`` lists).
 
-Expected: an idle stream costs (next to) nothing — e.g. one blocking read for all the worker's watched games, or a
-wake-up from the appends — so that idle load does not grow with the number of games watched.
+These tests count what happened against the feed's own progress (its reads), never against the clock: while the
+feed reads and nothing is appended, no watch looks at all, and the store serves the feed's reads and nothing else.
+The feed's fallback — every watch polling while the feed is paused — is documented and allowed, so a pause must never
+happen when nothing is wrong: a busy host once cut the feed's blocking read (redis-py's default 5 s read timeout), and
+150 idle streams cost 377 commands a second, which a rate could not tell from the regression.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
+import os
+import signal
 
+import pytest
 import redis.asyncio as aioredis
 
+from service.api import watch
 from tests.attack.conftest import ADMIN_HEADERS, inproc, settings
 
 GAMES = 150
+STALL_SECONDS = 6
+"""Longer than redis-py's default read timeout (5 s), which used to cut the feed's blocking read."""
 
 
-async def test_idle_streams_on_many_games_do_not_poll_the_store(own_redis, tmp_path):
-    server = own_redis()
-    config = settings(tmp_path, redis_url=server.url, namespace="attack", projector=False, runner=False)
+async def until(condition, what: str, tries: int = 600) -> None:
+    """Wait for ``condition()`` on the event loop's turns (the feed's reads take a second each when idle)."""
+    for _ in range(tries):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"never happened: {what}")
+
+
+async def open_streams(api, count: int) -> list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]:
+    games = [(await api.post("/games", json={"kind": "solitaire"}, headers=ADMIN_HEADERS)).json()["game_id"]
+             for _ in range(count)]  # fmt: skip
+    host, port = str(api.base_url).rstrip("/").removeprefix("http://").split(":")
+    streams = []
+    for game_id in games:
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(f"GET /games/{game_id}/events/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        streams.append((reader, writer))
+    for reader, _ in streams:  # every stream is open and has sent its first lines
+        assert (await asyncio.wait_for(reader.readuntil(b"\n\n"), 30)).startswith(b"HTTP/1.1 200")
+    return streams
+
+
+def watches_of(api) -> watch.Watches:
+    return api.app.ctx.games.watches
+
+
+def looks(api) -> int:
+    return sum(w.looks for w in watches_of(api)._by_game.values())
+
+
+async def commands_processed(client) -> int:
+    """Every command the store's servers have processed (on a cluster, summed over its primaries)."""
+    if isinstance(client, aioredis.RedisCluster):
+        stats = await client.info("stats", target_nodes=aioredis.RedisCluster.PRIMARIES)
+        return sum(node["total_commands_processed"] for node in stats.values())
+    return (await client.info("stats"))["total_commands_processed"]
+
+
+@pytest.fixture
+def no_safety_look(monkeypatch):
+    """A watch's safety look (every ``SAFETY_SECONDS``) put out of reach: then only the feed can make a watch look."""
+    monkeypatch.setattr(watch, "SAFETY_SECONDS", 3600.0)
+
+
+@pytest.mark.parametrize("where", ["redis", "cluster"])
+async def test_idle_streams_on_many_games_cost_the_store_only_the_feeds_reads(where, own_redis, request, tmp_path,
+                                                                               no_safety_look):  # fmt: skip
+    url = request.getfixturevalue("redis_cluster").url if where == "cluster" else own_redis().url
+    config = settings(tmp_path, redis_url=url, namespace=f"poll-{os.getpid()}", projector=False, runner=False)
     async with inproc(config) as api:
-        games = [(await api.post("/games", json={"kind": "solitaire"}, headers=ADMIN_HEADERS)).json()["game_id"]
-                 for _ in range(GAMES)]
-        host, port = str(api.base_url).rstrip("/").removeprefix("http://").split(":")
-        streams = []
-        for game_id in games:
-            reader, writer = await asyncio.open_connection(host, int(port))
-            writer.write(f"GET /games/{game_id}/events/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-            streams.append((reader, writer))
-        for reader, _ in streams:  # every stream is open and has sent its first lines
-            assert (await asyncio.wait_for(reader.readuntil(b"\n\n"), 10)).startswith(b"HTTP/1.1 200")
-        redis = aioredis.from_url(server.url)
+        streams = await open_streams(api, GAMES)
+        feed = watches_of(api).feed
         try:
-            before, started = (await redis.info("stats"))["total_commands_processed"], time.monotonic()
-            await asyncio.sleep(2)
-            after, elapsed = (await redis.info("stats"))["total_commands_processed"], time.monotonic() - started
+            await until(lambda: len(watches_of(api)._by_game) == GAMES and looks(api) >= GAMES, "every watch looked")
+            assert feed.mode == ("polling" if where == "cluster" else "blocking")
+            counter = aioredis.RedisCluster.from_url(url) if where == "cluster" else aioredis.from_url(url)
+            await commands_processed(counter)  # the counter's own connections made (a cluster client learns the slots)
+            start_reads, start_looks = feed.reads, looks(api)
+            before = await commands_processed(counter)
+            after = await commands_processed(counter)
+            reads = feed.reads - start_reads
+            await counter.aclose()
         finally:
-            await redis.aclose()
             for _, writer in streams:
                 writer.close()
-        rate = (after - before - 1) / elapsed
-        assert rate < 50, f"{GAMES} idle streams (nothing appended) cost {rate:.0f} Redis commands a second"
+        assert feed.pauses == 0, "the feed paused with nothing wrong"
+        assert looks(api) == start_looks, f"{GAMES} idle watches looked at the store with nothing appended"
+        per_read = 16 if where == "cluster" else 1  # a cluster's feed reads each partition's log apart
+        budget = (reads + 1) * per_read + 6  # the feed's reads, one more begun, and the counter's INFOs (one a primary)
+        assert after - before <= budget, f"{after - before} store commands over {reads} feed reads (at most {budget})"
+
+
+async def test_a_store_that_stalls_past_the_clients_timeout_does_not_pause_the_feed(own_redis, tmp_path,
+                                                                                    no_safety_look):  # fmt: skip
+    """Redis (or the host) answers late, not never: the feed's read waits its margin out rather than giving up."""
+    server = own_redis()
+    config = settings(tmp_path, redis_url=server.url, namespace="stall", projector=False, runner=False)
+    async with inproc(config) as api:
+        streams = await open_streams(api, 3)
+        feed = watches_of(api).feed
+        try:
+            await until(lambda: feed.reads >= 1, "the feed's first read")
+            os.kill(server.proc.pid, signal.SIGSTOP)
+            try:
+                await asyncio.sleep(STALL_SECONDS)  # the stall itself: an input of the test, not a wait on a result
+            finally:
+                os.kill(server.proc.pid, signal.SIGCONT)
+            reads = feed.reads
+            await until(lambda: feed.reads >= reads + 2, "two reads after the stall")
+        finally:
+            for _, writer in streams:
+                writer.close()
+        assert feed.pauses == 0, "a stall the read outlasts paused the feed"
+
+
+async def test_a_feed_whose_connection_dies_pauses_says_so_and_resumes(own_redis, tmp_path, caplog):
+    server = own_redis()
+    config = settings(tmp_path, redis_url=server.url, namespace="pause", projector=False, runner=False)
+    async with inproc(config) as api:
+        streams = await open_streams(api, 3)
+        feed = watches_of(api).feed
+        try:
+            await until(lambda: feed.reads >= 1, "the feed's first read")
+            listing = server.cli("CLIENT", "LIST")
+            ids = [field.split("=")[1] for line in listing.splitlines() if "name=free-parking-change-feed" in line
+                   for field in line.split() if field.startswith("id=")]  # fmt: skip
+            assert len(ids) == 1, "the feed reads on a connection of its own, named for operators:\n" + listing
+            server.cli("CLIENT", "KILL", "ID", ids[0])
+            await until(lambda: feed.pauses == 1, "the feed paused")
+            paused = (await api.get("/metrics")).text
+            await until(lambda: feed.reading, "the feed resumed")
+            resumed = (await api.get("/metrics")).text
+        finally:
+            for _, writer in streams:
+                writer.close()
+    assert 'free_parking_change_feed{state="paused"} 1.0' in paused
+    assert "free_parking_change_feed_pauses_total" in paused
+    assert 'free_parking_change_feed{state="blocking"} 1.0' in resumed
+    said = [r.getMessage() for r in caplog.records]
+    assert any(m.startswith("change feed paused") for m in said), said
+    assert any(m.startswith("change feed resumed after") for m in said), said

@@ -4,32 +4,32 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import time
 
 import pytest
 
 from service.cli import projections as cli
 from service.store.embedded import EmbeddedStore
-from service.store.keys import PARTITIONS
+from service.store.keys import PARTITIONS, partition
 from service.projections import Projector, project_game, read_results, read_scores, rebuild, registered
 from service.projections.projector import Stats
 from service.projections.rebuild import all_games, read_all
 from tests.projections.helpers import Feeder, Played, assert_projected, pending, shared_games, snapshot
+from tests.depth import count
 from tests.stores import drop_namespace, namespace, need_redis
 
-# Games in the rebuild test: the embedded store appends more slowly (fakeredis), so it gets fewer to stay within
-# the suite's time budget; on the cluster it shows that the partition logs spread over three primaries feed the
-# projectors as one server's do, for which a few dozen games (every partition, every seat count) suffice.
-# FREE_PARKING_PROJECTION_GAMES sets them all (e.g. 300 for the embedded store too).
-REBUILD_GAMES = {"redis": 300, "embedded": 200, "cluster": 64}
+# Games in the rebuild test (tests/depth.py): in make test, enough that every partition and every seat count comes
+# up on each store, a dozen in progress at once (a few dozen suffice: 64 games fill all 16 partitions); make soak
+# plays hundreds. FREE_PARKING_PROJECTION_GAMES sets them all.
+REBUILD_GAMES = {"redis": (96, 1000), "embedded": (80, 500), "cluster": (64, 200)}
 
 
 async def test_rebuild_equals_the_incrementally_built_projections(store):
     """THE test: a few hundred games of 2–8 seats appended chunk by chunk, a dozen in progress at once, a projector
     catching up every few appends; then everything dropped and rebuilt from the streams — and compared."""
     kind = "cluster" if store.cluster else store.name
-    many = shared_games(int(os.environ.get("FREE_PARKING_PROJECTION_GAMES", REBUILD_GAMES[kind])))
+    many = shared_games(count("FREE_PARKING_PROJECTION_GAMES", *REBUILD_GAMES[kind]))
+    assert {partition(g.game_id) for g in many} == set(range(PARTITIONS)), "a game in every partition"
     projector = Projector(store, "incremental")
     catch_ups = 0
 

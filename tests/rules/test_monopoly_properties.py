@@ -14,7 +14,6 @@ by ``replays verify``. A hypothesis test drives arbitrary legal commands (and ar
 from __future__ import annotations
 
 import hashlib
-import os
 import random
 import time
 from collections import Counter
@@ -36,9 +35,11 @@ from service.rules.engine import Game, export_header
 from service.rules.errors import RuleViolation
 from service.rules.monopoly.legal import legal_forms
 
+from tests.depth import count
+
 from . import monopoly_invariants as inv
 
-GAMES = int(os.environ.get("MONOPOLY_PROPERTY_GAMES", "2000"))
+GAMES = count("MONOPOLY_PROPERTY_GAMES", 800, 8000)  # 800: 200 a part, past the 100 at which every event must come up
 VERIFY_EVERY = 10
 LONG_EVERY = 15
 TIMEOUTS = 0.02
@@ -272,7 +273,7 @@ def holdings(data: st.DataObject, s, seat: int) -> ev.Holdings:
 
 
 @settings(
-    max_examples=int(os.environ.get("MONOPOLY_HYPOTHESIS_EXAMPLES", "60")),
+    max_examples=count("MONOPOLY_HYPOTHESIS_EXAMPLES", 60, 600),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
 )

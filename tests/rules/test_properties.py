@@ -1,9 +1,8 @@
 """Property tests: many seeded bot games for every player count, with the table's invariants checked after
 every single event (see ``invariants.py``), the recorded log folded from scratch, and replays reproduced.
 
-``FREE_PARKING_PROPERTY_GAMES`` sets the number of seeded games per player count (default below, chosen so
-this file runs in about three minutes on two cores; the issue's "thousands" is e.g.
-``FREE_PARKING_PROPERTY_GAMES=2000``). Games cycle through random bots, greedy bots and mixes, with and
+``FREE_PARKING_PROPERTY_GAMES`` sets the number of seeded games per player count (``tests/depth.py``: 60 in
+``make test``, the fewest at which every corner the test asserts on must come up; 2,000 in ``make soak``). Games cycle through random bots, greedy bots and mixes, with and
 without ``timeouts`` (a share of the waits left to the server's ``Timeout``). Throughput is written to the
 terminal at the end of the module.
 """
@@ -11,7 +10,6 @@ terminal at the end of the module.
 from __future__ import annotations
 
 import hashlib
-import os
 import random
 import time
 from collections import Counter, defaultdict
@@ -26,9 +24,10 @@ from service.events.envelope import redacted
 from service.rules.engine import Game
 from service.rules.free_parking import cards, evolve
 from service.rules.free_parking.state import Pending
+from tests.depth import count
 from tests.rules.invariants import CODEC, KIND, Checker, bots_for, play_checked
 
-GAMES = int(os.environ.get("FREE_PARKING_PROPERTY_GAMES", "150"))
+GAMES = count("FREE_PARKING_PROPERTY_GAMES", 60, 2000)  # 60: the fewest at which every corner below must come up
 REPLAY_EVERY = 10  # every tenth game is played a second time and must reproduce byte for byte
 TOURNAMENT_GAMES = max(1, GAMES // 8)  # tournaments run several rounds each
 SEATS = range(2, 9)

@@ -14,7 +14,6 @@ engine, is exported and passes ``replays.verify``.
 from __future__ import annotations
 
 import hashlib
-import os
 import random
 
 import msgspec
@@ -30,8 +29,9 @@ from service.rules.errors import RuleViolation
 from service.rules.solitaire import CODEC, evolve, legal_commands, run, status_of
 from service.rules.solitaire import layout as grid
 from service.rules.solitaire.state import RULES_VERSIONS, State, initial
+from tests.depth import count
 
-GAMES = int(os.environ.get("SOLITAIRE_PROPERTY_GAMES", "2000"))
+GAMES = count("SOLITAIRE_PROPERTY_GAMES", 2000, 20000)  # 2,000: the fewest that reach both stuck ends
 MAX_COMMANDS = 60
 VERIFY_EVERY = 100
 AT = 1_800_000_000_000

@@ -85,40 +85,77 @@ def live_kind(request):
     return request.param
 
 
+class LiveService:
+    """One ``python -m service`` process on ``settings``, its log kept in ``directory``."""
+
+    def __init__(self, settings: Settings, directory) -> None:
+        import os
+        import subprocess
+        import sys
+
+        from tests.servers import free_port, wait_healthy
+
+        self.settings, self.port, self.log = settings, free_port(), directory / "live.log"
+        env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+        env.update(settings.to_env())
+        with self.log.open("wb") as out:
+            self.proc = subprocess.Popen(  # noqa: ASYNC220 - started before any request: nothing to block
+                [sys.executable, "-m", "service", "serve", "--port", str(self.port), "--data", str(settings.data_dir)],
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        wait_healthy(self.port, self.proc)
+
+    def client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(base_url=f"http://127.0.0.1:{self.port}", timeout=30, verify=TLS)
+
+    async def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+        if self.settings.redis_url:
+            await drop_namespace_at(self.settings.redis_url, self.settings.namespace)
+
+
+@pytest.fixture(scope="module")
+def shared_live_services(tmp_path_factory):
+    """The ``live`` services of a module marked ``shared_live``, one per store kind, started at first use: each test
+    still gets a client of its own, on a service whose other tests made games and players of their own."""
+    import asyncio
+
+    services: dict[str, LiveService] = {}
+
+    def get(kind: str) -> LiveService:
+        if kind not in services:
+            directory = tmp_path_factory.mktemp(f"live-{kind}")
+            services[kind] = LiveService(make_settings(kind, directory), directory)
+        return services[kind]
+
+    yield get
+    for service in services.values():
+        asyncio.run(service.stop())
+
+
 @pytest.fixture
 async def live(live_kind, tmp_path, request):
     """The real ``python -m service`` in its own process (so client and server use both cores), with an
-    httpx client on it; on the stores of ``live_kind``, with the settings of a ``live_settings(**overrides)`` mark."""
-    import os
-    import subprocess
-    import sys
+    httpx client on it; on the stores of ``live_kind``, with the settings of a ``live_settings(**overrides)`` mark.
 
-    import httpx
-
-    from tests.servers import free_port, wait_healthy
-
+    A module marked ``shared_live`` shares one process per store kind among its tests that set no ``live_settings``
+    (starting a service is most of a short browser test's time): its tests make their own players and games, and
+    look for nothing they did not make."""
     if live_kind == "cluster":
         request.getfixturevalue("redis_cluster")
     marker = request.node.get_closest_marker("live_settings")
-    settings = make_settings(live_kind, tmp_path, **(marker.kwargs if marker else {}))
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env.update(settings.to_env())
-    port = free_port()
-    log = tmp_path / "live.log"
-    request.node.service_logs = [*getattr(request.node, "service_logs", []), ("log of the live service", log)]
-    with log.open("wb") as out:
-        proc = subprocess.Popen(  # noqa: ASYNC220 - started once per test, before any request: nothing to block
-            [sys.executable, "-m", "service", "serve", "--port", str(port), "--data", str(settings.data_dir)],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+    shared = marker is None and request.node.get_closest_marker("shared_live") is not None
+    if shared:
+        service = request.getfixturevalue("shared_live_services")(live_kind)
+    else:
+        service = LiveService(make_settings(live_kind, tmp_path, **(marker.kwargs if marker else {})), tmp_path)
+    request.node.service_logs = [*getattr(request.node, "service_logs", []), ("log of the live service", service.log)]
     try:
-        wait_healthy(port, proc)
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30, verify=TLS) as client:
+        async with service.client() as client:
             yield client
     finally:
-        proc.terminate()
-        proc.wait(10)
-        if settings.redis_url:
-            await drop_namespace_at(settings.redis_url, settings.namespace)
+        if not shared:
+            await service.stop()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from service.web.screenshots import ARGS, CHROMIUM  # one launch of Debian's Chromium, for the screenshots and the tests
+from service.web.screenshots import CHROMIUM  # Debian's Chromium, for the screenshots and the tests (conftest.py)
 from tests.api.conftest import ADMIN_HEADERS, bearer
 from tests.api.helpers import find_seed, holds
 
@@ -24,21 +24,7 @@ if not Path(CHROMIUM).exists() and not os.environ.get("FREE_PARKING_CI"):
         allow_module_level=True,
     )
 
-from playwright.async_api import async_playwright
-
-pytestmark = pytest.mark.parametrize("live_kind", ["embedded"])
-
-
-@pytest.fixture
-async def browser():
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(
-            executable_path=CHROMIUM, args=ARGS, headless=True
-        )
-        try:
-            yield b
-        finally:
-            await b.close()
+pytestmark = [pytest.mark.parametrize("live_kind", ["embedded"]), pytest.mark.shared_live]
 
 
 async def open_page(browser, live, hash_: str = "#/", *, width: int = 1280):

@@ -7,37 +7,30 @@ from pathlib import Path
 
 import pytest
 
-from service.web.screenshots import ARGS, CHROMIUM
+from service.web.screenshots import CHROMIUM
 from tests.api.helpers import assert_error
 
 if not Path(CHROMIUM).exists() and not os.environ.get("FREE_PARKING_CI"):
     pytest.skip("no /usr/bin/chromium (apt-get install chromium; `make test` installs it)", allow_module_level=True)
 
-from playwright.async_api import async_playwright
-
-pytestmark = pytest.mark.parametrize("live_kind", ["embedded"])
+pytestmark = [pytest.mark.parametrize("live_kind", ["embedded"]), pytest.mark.shared_live]
 
 
-async def test_the_docs_page_renders_every_operation_offline(live):
+async def test_the_docs_page_renders_every_operation_offline(live, browser):
     outside: list[str] = []
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            page = await browser.new_page(base_url=str(live.base_url))
+    page = await browser.new_page(base_url=str(live.base_url))
 
-            async def offline(route):  # the machine has no internet: any request that leaves it fails
-                if route.request.url.startswith(str(live.base_url)):
-                    await route.continue_()
-                else:
-                    outside.append(route.request.url)
-                    await route.abort()
+    async def offline(route):  # the machine has no internet: any request that leaves it fails
+        if route.request.url.startswith(str(live.base_url)):
+            await route.continue_()
+        else:
+            outside.append(route.request.url)
+            await route.abort()
 
-            await page.route("**/*", offline)
-            await page.goto("/docs")
-            await page.wait_for_selector(".opblock-summary-path", timeout=30_000)
-            paths = await page.locator(".opblock-summary-path").all_inner_texts()
-        finally:
-            await browser.close()
+    await page.route("**/*", offline)
+    await page.goto("/docs")
+    await page.wait_for_selector(".opblock-summary-path", timeout=30_000)
+    paths = await page.locator(".opblock-summary-path").all_inner_texts()
     assert outside == []
     assert any("/games/{game_id}/commands" in p for p in paths) and any("/keys" in p for p in paths), paths
 

@@ -22,10 +22,9 @@ from __future__ import annotations
 import pytest
 
 from tests.attack.reviewer_ports import _reviewer_ports  # noqa: F401  (fixture)
-from tests.web.test_browser import browser  # noqa: F401  (fixture)
 from tests.web.test_evidence_browser import api_view, kept, move, serve_view, solitaire_in_the_page
 
-pytestmark = pytest.mark.parametrize("live_kind", ["embedded"])
+pytestmark = [pytest.mark.parametrize("live_kind", ["embedded"]), pytest.mark.shared_live]
 
 
 @pytest.mark.parametrize("disguise", ["no receipt", "another game's receipt", "the held receipt"])

@@ -23,9 +23,9 @@ from service.events.export import dumps, load
 from tests.api.conftest import bearer
 
 # the ``browser`` fixture and page helpers; where test_browser skips (no Chromium), this module skips with it
-from tests.web.test_browser import browser, drawn, open_page, record_draws, register, version_after  # noqa: F401
+from tests.web.test_browser import drawn, open_page, record_draws, register, version_after  # noqa: F401
 
-pytestmark = pytest.mark.parametrize("live_kind", ["embedded"])
+pytestmark = [pytest.mark.parametrize("live_kind", ["embedded"]), pytest.mark.shared_live]
 
 NO_ED25519 = """
 (() => {

@@ -8,9 +8,9 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from tests.api.conftest import ADMIN_HEADERS, bearer
 # the ``browser`` fixture and page helpers; where test_browser skips (no Chromium), this module skips with it
-from tests.web.test_browser import browser, open_page, register, version_after  # noqa: F401
+from tests.web.test_browser import open_page, register, version_after  # noqa: F401
 
-pytestmark = pytest.mark.parametrize("live_kind", ["embedded"])
+pytestmark = [pytest.mark.parametrize("live_kind", ["embedded"]), pytest.mark.shared_live]
 
 PREFERRED = ("run_errand", "free_parking", "feed_meter", "accept", "choose", "end_turn", "discard")
 ANN_MOVES = 12

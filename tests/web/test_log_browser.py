@@ -11,9 +11,9 @@ import pytest
 
 from tests.api.conftest import ADMIN_HEADERS
 from tests.api.helpers import find_seed, holds, time_expires_pending
-from tests.web.test_browser import browser, open_page, register, version_after  # noqa: F401 — fixtures
+from tests.web.test_browser import open_page, register, version_after  # noqa: F401 — fixtures
 
-pytestmark = pytest.mark.parametrize("live_kind", ["embedded"])
+pytestmark = [pytest.mark.parametrize("live_kind", ["embedded"]), pytest.mark.shared_live]
 
 EFFECTS = {
     "take_point": "take a Point card from another player, unseen", "give_point": "give one of your Point cards to an opponent",

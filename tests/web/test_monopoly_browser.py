@@ -18,9 +18,9 @@ import pytest
 
 from tests.api.conftest import ADMIN_HEADERS, bearer
 # the ``browser`` fixture and page helpers; where test_browser skips (no Chromium), this module skips with it
-from tests.web.test_browser import browser, open_page, register  # noqa: F401
+from tests.web.test_browser import open_page, register  # noqa: F401
 
-pytestmark = pytest.mark.parametrize("live_kind", ["embedded"])
+pytestmark = [pytest.mark.parametrize("live_kind", ["embedded"]), pytest.mark.shared_live]
 
 START = 1500
 

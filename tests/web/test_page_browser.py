@@ -16,9 +16,9 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.api.conftest import bearer
-from tests.web.test_browser import browser, open_page, register, version_after  # noqa: F401
+from tests.web.test_browser import open_page, register, version_after  # noqa: F401
 
-pytestmark = pytest.mark.parametrize("live_kind", ["embedded"])
+pytestmark = [pytest.mark.parametrize("live_kind", ["embedded"]), pytest.mark.shared_live]
 
 GOLDEN = Path(__file__).resolve().parents[2] / "replays" / "golden" / "golden-sol-v2-greedy-stuck-4.ndjson"
 

@@ -16,7 +16,7 @@ import msgspec
 import pytest
 
 from tests.api.conftest import ADMIN_HEADERS
-from tests.web.test_browser import browser, open_page, register  # noqa: F401  (the fixture)
+from tests.web.test_browser import open_page, register  # noqa: F401  (the fixture)
 from tests.web.test_monopoly_browser import (
     ann_sits,
     api_seat,
@@ -28,7 +28,7 @@ from tests.web.test_monopoly_browser import (
     until_status,
 )
 
-pytestmark = pytest.mark.parametrize("live_kind", ["embedded"])
+pytestmark = [pytest.mark.parametrize("live_kind", ["embedded"]), pytest.mark.shared_live]
 
 LONG = 600
 """Seconds: a turn clock that does not run out while a test looks at it."""

@@ -17,10 +17,19 @@ from replays.verify import verify
 from service.store.stores import open_store
 from tests.api.conftest import ADMIN_HEADERS, fresh_app, make_settings
 from tests.api.helpers import wait_for
+from tests.depth import SOAK
 from tests.http import serving
 from tests.stores import client_at, drop_namespace_at
 
 STEPS = ("written", "checked", "removed")
+STORES = ("embedded", "redis", "cluster", "embedded, file://")
+KILLS = [(store, step) for store in STORES for step in STEPS] if SOAK else [
+    *(("embedded", step) for step in STEPS),  # every step once, on the store whose data folder the kill must leave whole
+    ("redis", "removed"), ("cluster", "removed"),  # the removal is each store's own code (the script, the slots)
+    ("embedded, file://", "written"), ("embedded, file://", "checked"),  # the write and read-back through fsspec
+]  # fmt: skip
+"""The kill points by risk in ``make test``: where two stores run the same code at a step (the archive's file is written
+and read back before the store is touched), that step is killed on one; ``make soak`` kills every step on every store."""
 LEASE_MS = 500  # the killed run's lease on the game's partition runs out soon: the next run waits on that
 
 
@@ -74,13 +83,13 @@ async def lease_gone(settings, game_id: str) -> bool:
         return not await client.exists(Keys(settings.namespace).lease("archive", partition(game_id)))
 
 
-@pytest.fixture(params=["embedded", "redis", "cluster", "embedded, file://"])
-async def made(request, tmp_path):
+@pytest.fixture
+async def made(request, tmp_path, kill):
     """A finished game in a store of each kind: (settings, game id, version); the embedded store's data folder is
     copied per step, so each kill starts from the game live. On the cluster the service is given a node's URL and
     finds the cluster by itself (``cluster`` auto), as ``python -m service archive`` does. The last has its archive
     at a ``file://`` URL (through fsspec), inside the data folder so that it is copied with it."""
-    kind, _, url = request.param.partition(", ")
+    kind, _, url = kill[0].partition(", ")
     if kind == "cluster":
         request.getfixturevalue("redis_cluster")
     settings = make_settings(kind, tmp_path, archive_after_ms=0,
@@ -90,9 +99,10 @@ async def made(request, tmp_path):
         await drop_namespace_at(settings.redis_url, settings.namespace)
 
 
-@pytest.mark.parametrize("step", STEPS)
-async def test_a_kill_at_any_step_of_archiving_leaves_the_game_readable_and_the_next_run_finishes(made, step, tmp_path):
+@pytest.mark.parametrize("kill", KILLS, ids=[f"{store}-{step}" for store, step in KILLS])
+async def test_a_kill_at_any_step_of_archiving_leaves_the_game_readable_and_the_next_run_finishes(made, kill, tmp_path):
     settings, game_id, version = made
+    step = kill[1]
     if not settings.redis_url:  # each step from the game live: a copy of the data folder
         copy = tmp_path / f"data-{step}"
         shutil.copytree(settings.data_dir, copy)

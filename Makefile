@@ -8,7 +8,7 @@ BENCH_STAMP := $(VENV)/.bench-stamp
 # and browsers, so more processes than cores pay; at least 3, at most 8 (each starts servers of its own)
 TEST_JOBS ?= $(shell $(PYTHON) -c "import os; print(max(3, min(8, os.cpu_count() or 1)))")
 
-.PHONY: install run test bench demo clean chromium
+.PHONY: install run test soak bench demo clean chromium
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,8 +26,13 @@ install: $(STAMP) chromium
 run: $(STAMP)
 	$(PY) -m service $(ARGS)
 
+# make test stays within 8 minutes here (tests/conftest.py prints the wall time, and every test over 20 s, at its end)
 test: $(STAMP) chromium
 	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal --durations=15 $(ARGS)
+
+# the same suite with the long randomised runs at release depth (tests/depth.py; README "Testing"): an hour or more
+soak: $(STAMP) chromium
+	FREE_PARKING_SOAK=1 $(PY) -m pytest -n $(TEST_JOBS) --dist worksteal --durations=30 $(ARGS)
 
 # py-spy (bench/stages.py: where a request's CPU goes) only for the benchmarks
 $(BENCH_STAMP): $(STAMP)

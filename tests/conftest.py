@@ -61,3 +61,44 @@ def pytest_runtest_makereport(item, call):
         for title, path in getattr(item, "service_logs", []):
             lines = path.read_text(errors="replace").splitlines() if path.exists() else ["(no log)"]
             report.sections.append((title, "\n".join(lines[-80:])))
+
+
+BUDGET_SECONDS = 8 * 60
+"""``make test``'s budget here (two cores): what needs long counts goes in ``make soak`` (``tests/depth.py``)."""
+SLOW_TEST_SECONDS = 20.0
+"""A test over this (setup, call and teardown) is named at the end of the run: take its count from ``tests/depth.py``."""
+
+_timing: dict[str, object] = {"started": None, "tests": {}}
+
+
+def pytest_sessionstart(session):
+    import time
+
+    _timing["started"] = time.monotonic()
+
+
+def pytest_runtest_logreport(report):
+    """Each test's whole time (on the controller, xdist workers' reports included)."""
+    tests = _timing["tests"]
+    tests[report.nodeid] = tests.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """The wall time against the budget, and every test over ``SLOW_TEST_SECONDS`` (the README's "Testing" has the
+    rule): printed by the controller only, once per run."""
+    import time
+
+    if hasattr(config, "workerinput") or _timing["started"] is None:
+        return
+    wall = time.monotonic() - _timing["started"]
+    tests: dict[str, float] = _timing["tests"]
+    slow = sorted(((t, nodeid) for nodeid, t in tests.items() if t > SLOW_TEST_SECONDS), reverse=True)
+    write = terminalreporter.write_line
+    write("")
+    write(f"make test: {len(tests)} tests, wall {int(wall // 60)} min {wall % 60:04.1f} s "
+          f"(budget {BUDGET_SECONDS // 60} min{', over it' if wall > BUDGET_SECONDS else ''})")  # fmt: skip
+    if slow:
+        write(f"tests over {SLOW_TEST_SECONDS:.0f} s — give their counts a make test value in tests/depth.py "
+              f"and the rest to make soak:")  # fmt: skip
+        for seconds, nodeid in slow:
+            write(f"  {seconds:6.1f} s  {nodeid}")

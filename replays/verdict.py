@@ -31,6 +31,9 @@ class Verdict(msgspec.Struct, kw_only=True):
     head: str
     ok: bool = True
     divergence: Divergence | None = None
+    contested: str = ""
+    """Why the log is CONTESTED (not OK, not REJECTED): receipts the service signed with a key after its listed
+    retirement disagree with the log — either the key leaked, or its listing was changed after the fact."""
     redecided: bool = False
     secrets_checked: int = 0
     secrets_unchecked: list[int] = []
@@ -41,7 +44,14 @@ class Verdict(msgspec.Struct, kw_only=True):
     game_seed: str | None = None
     """The seed the re-decided game drew from after its last seat (hex): a combined game's derived seed."""
 
+    @property
+    def status(self) -> str:
+        """OK, REJECTED or CONTESTED: what the command line prints first, and its exit status (0, 1, 3)."""
+        return "OK" if self.ok else "CONTESTED" if self.contested and self.divergence is None else "REJECTED"
+
     def summary(self) -> str:
+        if self.status == "CONTESTED":
+            return f"CONTESTED {self.game_id}: {self.contested}" + "".join(f"; {n}" for n in self.notes)
         if not self.ok:
             return f"REJECTED {self.game_id}: {self.divergence}"
         parts = [f"OK {self.game_id}: {self.events} events, head {self.head[:12]}"]
@@ -84,9 +94,22 @@ def receipts_part(report: ReceiptReport) -> str:
         text += (f"; {len(report.set_aside)} receipts set aside, their signature not the service's under the keys given "
                  f"(versions {ranges(sorted(set(report.set_aside)))}): they prove nothing either way")
     if report.late:
-        text += (f" ({len(report.late)} of them, versions {ranges(sorted(set(report.late)))}, signed by a key for a "
-                 "version after its not_after: a retired key that signed on)")
+        text += (f"; {len(report.late)} of them (versions {ranges(sorted(set(report.late)))}) signed by a key for a "
+                 "version after its listed not_after, and agreeing with the log")
+    text += "".join(f"; {conflict}" for conflict in report.listing_conflicts)
     return text + (f"; {report.other_games} receipts of other games set aside" if report.other_games else "")
+
+
+def contested_part(report: ReceiptReport) -> str:
+    """Why late receipts that disagree with the log leave it contested, in words."""
+    d = report.first_contested
+    assert d is not None
+    keys = ", ".join(report.contested_keys)
+    text = (f"{len(report.contested)} receipts of key {keys}, signed by the service and dated after the key's listed "
+            f"retirement, disagree with the log at versions {ranges(sorted(set(report.contested)))} (the first, of "
+            f"version {d.version}: {d.what}: the receipt says {d.receipt}, the log has {d.log}): either {keys} leaked or "
+            "its listing was changed after the fact")
+    return text + "".join(f"; {conflict}" for conflict in report.listing_conflicts)
 
 
 def ranges(seqs: list[int]) -> str:

@@ -48,7 +48,7 @@ from . import seeds
 from .difference import difference
 from .receipts import Keys, signature_ok
 from .receipts import check as check_receipts
-from .verdict import Divergence, Rejected, Verdict, fail, receipts_part, redecided
+from .verdict import Divergence, Rejected, Verdict, contested_part, fail, receipts_part, redecided
 
 __all__ = ["Divergence", "Verdict", "receipts_part", "verify"]
 
@@ -82,7 +82,7 @@ def _check_receipts(header: ExportHeader, envelopes: list[Envelope], given: list
     report = check_receipts(header.game_id, envelopes, [*(given or []), *own], keys)
     verdict.receipts = report
     mine = [r for r in given or [] if r.game_id == header.game_id]
-    # a receipt signed after its key's not_after is the key's own signature, set aside as evidence: not careless evidence
+    # a receipt signed after its key's not_after is still the key's own signature: it counts, and contests if it disagrees
     counted = [r for r in mine if keys is None or signature_ok(r, keys, in_window=False)]
     if given is not None and not mine:
         detail = f"{len(given)} receipts, none of game {header.game_id}"
@@ -95,6 +95,8 @@ def _check_receipts(header: ExportHeader, envelopes: list[Envelope], given: list
         if keys is None:
             says = (f"the receipt of version {d.version} (its signature not checked) says", "the log has")
         verdict.ok, verdict.divergence = False, Divergence(d.version, f"receipt: {d.what}", d.receipt, d.log, says)
+    elif report.contested:  # the service's own signature against the log: never set aside in silence
+        verdict.ok, verdict.contested = False, contested_part(report)
 
 
 def _verify_log(

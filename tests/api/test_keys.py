@@ -173,4 +173,5 @@ def test_load_keys_refuses_a_small_order_key_or_one_listed_twice_and_keeps_the_e
     with pytest.raises(ReceiptsUnreadable):
         load_keys([msgspec.json.encode({"keys": [entry, entry | {"not_after": 5}]})])
     keys = load_keys([msgspec.json.encode({"keys": [entry]}), msgspec.json.encode({"keys": [entry | {"not_after": 5}]})])
-    assert keys.windows[entry["key_id"]] == (0, 5)  # a listing saved after its retirement: trusted no further
+    assert keys.windows[entry["key_id"]] == (0, 5)  # a listing saved after its retirement: late past then
+    assert len(keys.conflicts()) == 1 and entry["key_id"] in keys.conflicts()[0]  # and the two listings' odds said

@@ -85,7 +85,9 @@ def test_the_environments_key_beside_a_keyring_file_leaves_one_key_signing_now(t
     assert open_ended == [ring.key_id], [(k.key_id, k.not_before, k.not_after) for k in ring.keys]
 
 
-def test_a_receipt_a_retired_key_signed_after_its_retirement_does_not_refute_an_honest_log(tmp_path):
+def test_a_receipt_a_retired_key_signed_after_its_retirement_contests_an_honest_log_never_refutes_it(tmp_path):
+    """The key's own signature is never set aside in silence (issue 29): the verdict is CONTESTED — the key leaked, or
+    its listing was changed after the fact — not REJECTED, and not OK."""
     header, envelopes = load(GOLDEN.read_bytes())
     old = Ed25519PrivateKey.generate()
     last = envelopes[-1]
@@ -98,6 +100,7 @@ def test_a_receipt_a_retired_key_signed_after_its_retirement_does_not_refute_an_
     done = subprocess.run([sys.executable, "-m", "replays", "verify", str(GOLDEN), "--receipts", str(tmp_path / "forged.json"),
                            "--key", str(tmp_path / "keys.json")], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert "REJECTED" not in done.stdout, done.stdout[-600:]
+    assert done.returncode == 3 and done.stdout.startswith("CONTESTED ") and "leaked" in done.stdout, done.stdout[-600:]
 
 
 def test_a_retired_keys_file_others_may_write_is_refused(tmp_path):

@@ -37,7 +37,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from service.events.envelope import GENESIS, Envelope
+from service.events.envelope import GENESIS, Envelope, body_of, canonical, chain_hash
 from service.events.export import ExportError, ExportHeader, load
 from .keys import partition
 
@@ -168,12 +168,16 @@ class Archive:
 
 def _gap(header: ExportHeader, envelopes: list[Envelope]) -> str | None:
     """Where a file's envelopes stop being the log its header names (seqs 1 to ``version``, each chained to the one
-    before, the last at ``head``): a file that lost events — its header whole — would read as a shorter game.
-    The links are compared, not re-hashed: this finds damage; forgery is ``replays verify``'s to find."""
+    before and hashing to its own ``hash``, the last at ``head``): a file that lost events — its header whole — would
+    read as a shorter game, and one whose event was edited by hand with every hash kept (the winner's seat changed in
+    ``game_won``) would be served as the game under a genuine receipt head. So every envelope is hashed again, as
+    ``replays verify`` hashes it: a sha256 an event, once a file is read (then it is cached)."""
     prev = GENESIS
     for seq, env in enumerate(envelopes, start=1):
         if env.seq != seq or env.prev_hash != prev:
             return f"seq {env.seq} where seq {seq}, chained to {prev[:12]}, was due"
+        if chain_hash(prev, canonical(body_of(env))) != env.hash:
+            return f"seq {seq} does not hash to the hash it carries (its content was changed)"
         prev = env.hash
     if len(envelopes) != header.version or prev != header.head:
         return f"{len(envelopes)} events ending at {prev[:12]}, where the header names {header.version} ending at {header.head[:12]}"

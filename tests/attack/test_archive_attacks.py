@@ -7,12 +7,16 @@ loop); each test failed then and holds now."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 import os
 import shutil
 import uuid
 
+import msgspec
 import pytest
 
+from service.events.envelope import canonical
+from service.events.export import dumps, load
 from service.store.archive import Archive
 from service.projections import read_scores
 from service.projections.rebuild import RebuildRefused, rebuild
@@ -66,6 +70,26 @@ async def test_another_games_file_under_an_archived_games_name_is_damaged_not_se
     shutil.copy(archive._path(other), archive._path(ours))
     forget_reads(api)
     got = await answers(api, ours)
+    assert {status for status, _ in got.values()} == {503}, got
+    assert all("archive_damaged" in text for _, text in got.values()), got
+
+
+async def test_an_archived_file_edited_by_hand_with_every_hash_kept_is_damaged_not_served(archiving):
+    """The winner's seat changed in ``game_won``, every envelope's hash left as it was, gzip'd again (an outside review):
+    the links still chain, so a read that only compared them served the other winner under a genuine receipt head."""
+    api = archiving
+    game_id = await archived_game(api)
+    archive = api.app.ctx.store.archive
+    path = archive._path(game_id)
+    header, envelopes = load(gzip.decompress(open(path, "rb").read()))
+    won = next(i for i, env in enumerate(envelopes) if env.type == "game_won")
+    public = msgspec.json.decode(envelopes[won].public)
+    public["seat"] = 1 - public["seat"]
+    envelopes[won] = msgspec.structs.replace(envelopes[won], public=msgspec.Raw(canonical(public)))
+    with open(path, "wb") as f:
+        f.write(gzip.compress(dumps(header, envelopes)))
+    forget_reads(api)
+    got = await answers(api, game_id)
     assert {status for status, _ in got.values()} == {503}, got
     assert all("archive_damaged" in text for _, text in got.values()), got
 

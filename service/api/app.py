@@ -103,6 +103,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
         for task in app.ctx.tasks:
             task.cancel()
         await asyncio.gather(*app.ctx.tasks, return_exceptions=True)
+        await app.ctx.games.watches.stop()  # before the store's connections close under its read: no false "paused"
         await app.ctx.store.close()
 
     return app

@@ -183,11 +183,13 @@ class ChangeFeed:
             self._ready, self._task = ready, asyncio.get_running_loop().create_task(self._run(ready))
         await asyncio.shield(self._ready)
 
-    def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            self._task, self.reading = None, False
+    def stop(self) -> asyncio.Task[None] | None:
+        """Cancel the reading task (answered, to be awaited by a caller that must see it end)."""
+        task, self._task, self.reading = self._task, None, False
+        if task is not None:
+            task.cancel()
         self._say(None)
+        return task
 
     async def _run(self, ready: asyncio.Future[None]) -> None:
         try:
@@ -227,6 +229,12 @@ class Watches:
         self.games = games
         self._by_game: dict[str, GameWatch] = {}
         self.feed = ChangeFeed(games.store, self.wake) if games.store.name != "embedded" else None
+
+    async def stop(self) -> None:
+        """The worker stops: the feed's read ends before the store's connections are closed under it."""
+        task = self.feed.stop() if self.feed is not None else None
+        if task is not None:
+            await asyncio.gather(task, return_exceptions=True)
 
     def _fed(self) -> bool:
         return self.feed is None or self.feed.reading

@@ -183,7 +183,10 @@ class RedisStore(Store):
             pool = WaitingPool.from_url(url, decode_responses=False, health_check_interval=10, max_connections=connections,
                                         timeout=wait_ms / 1000, **_NO_MAINTENANCE)  # fmt: skip
             client = fast_packing(aioredis.Redis.from_pool(pool))
-        return cls(client, namespace, **kw)
+        store = cls(client, namespace, **kw)
+        if not cluster:
+            store.url, store.feed_options = url, dict(_NO_MAINTENANCE)
+        return store
 
     @classmethod
     async def connect(cls, url: str, namespace: str = "fp", *, cluster: bool | None = None, **kw: Any) -> RedisStore:

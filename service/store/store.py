@@ -57,6 +57,8 @@ class Store:
         self.keys = Keys(namespace)
         self._tokens: dict[str, bytes] = {}
         self._feed: Any = None  # the change feed's own connection (``_feed_client``), made at its first read
+        self.url: str | None = None  # where a single server's store was opened from (``RedisStore.from_url``)
+        self.feed_options: dict[str, Any] = {}
         self.archive: Archive | None = None  # where finished games' events go (service/store/archive.py); reads follow
 
     @property
@@ -369,16 +371,14 @@ class Store:
         block by ``FEED_READ_MARGIN_S``. On a pooled connection redis-py's default read timeout (5 s) cut the read
         whenever the worker's event loop or the host was busy for 5 s less the block: the feed paused, and every
         watched game fell back to polling. A dead server is still found: the socket's keepalive and the next read fail.
-        A client that is not a pool of real connections (fakeredis) is used as it is."""
+        A store not opened from a URL (fakeredis, a client handed in) reads on its own client."""
         if self._feed is None:
-            pool = getattr(self.r, "connection_pool", None)
-            kwargs = dict(getattr(pool, "connection_kwargs", None) or {})
-            if "host" not in kwargs and "path" not in kwargs:
+            if self.url is None:
                 return self.r
-            kwargs.update(socket_timeout=block_ms / 1000 + FEED_READ_MARGIN_S, socket_keepalive=True,
-                          client_name="free-parking-change-feed")  # fmt: skip
-            feed_pool = aioredis.ConnectionPool(connection_class=pool.connection_class, max_connections=2, **kwargs)
-            self._feed = aioredis.Redis.from_pool(feed_pool)
+            self._feed = aioredis.Redis.from_url(
+                self.url, decode_responses=False, socket_timeout=block_ms / 1000 + FEED_READ_MARGIN_S,
+                socket_keepalive=True, client_name="free-parking-change-feed", max_connections=2, **self.feed_options,
+            )  # fmt: skip
         return self._feed
 
     async def due_games(self, now: int, limit: int = 100) -> list[tuple[str, int]]:

@@ -15,6 +15,7 @@ happen when nothing is wrong: a busy host once cut the feed's blocking read (red
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
@@ -110,50 +111,59 @@ async def test_idle_streams_on_many_games_cost_the_store_only_the_feeds_reads(wh
         assert after - before <= budget, f"{after - before} store commands over {reads} feed reads (at most {budget})"
 
 
+@contextlib.asynccontextmanager
+async def reading_feed(server, tmp_path, namespace: str):
+    """A service on ``server`` with three event streams open and its change feed past its first read: (api, feed)."""
+    config = settings(tmp_path, redis_url=server.url, namespace=namespace, projector=False, runner=False)
+    async with inproc(config) as api:
+        streams = await open_streams(api, 3)
+        feed = watches_of(api).feed
+        try:
+            await until(lambda: feed.reads >= 1, "the feed's first read")
+            yield api, feed
+        finally:
+            for _, writer in streams:
+                writer.close()
+
+
 async def test_a_store_that_stalls_past_the_clients_timeout_does_not_pause_the_feed(own_redis, tmp_path,
                                                                                     no_safety_look):  # fmt: skip
     """Redis (or the host) answers late, not never: the feed's read waits its margin out rather than giving up."""
     server = own_redis()
-    config = settings(tmp_path, redis_url=server.url, namespace="stall", projector=False, runner=False)
-    async with inproc(config) as api:
-        streams = await open_streams(api, 3)
-        feed = watches_of(api).feed
+    async with reading_feed(server, tmp_path, "stall") as (_, feed):
+        os.kill(server.proc.pid, signal.SIGSTOP)
         try:
-            await until(lambda: feed.reads >= 1, "the feed's first read")
-            os.kill(server.proc.pid, signal.SIGSTOP)
-            try:
-                await asyncio.sleep(STALL_SECONDS)  # the stall itself: an input of the test, not a wait on a result
-            finally:
-                os.kill(server.proc.pid, signal.SIGCONT)
-            reads = feed.reads
-            await until(lambda: feed.reads >= reads + 2, "two reads after the stall")
+            await asyncio.sleep(STALL_SECONDS)  # the stall itself: an input of the test, not a wait on a result
         finally:
-            for _, writer in streams:
-                writer.close()
-        assert feed.pauses == 0, "a stall the read outlasts paused the feed"
+            os.kill(server.proc.pid, signal.SIGCONT)
+        reads = feed.reads
+        await until(lambda: feed.reads >= reads + 2, "two reads after the stall")
+    assert feed.pauses == 0, "a stall the read outlasts paused the feed"
 
 
-async def test_a_feed_whose_connection_dies_pauses_says_so_and_resumes(own_redis, tmp_path, caplog):
+async def test_a_feed_whose_connection_dies_pauses_says_so_and_resumes(own_redis, tmp_path, caplog, monkeypatch):
     server = own_redis()
-    config = settings(tmp_path, redis_url=server.url, namespace="pause", projector=False, runner=False)
-    async with inproc(config) as api:
-        streams = await open_streams(api, 3)
-        feed = watches_of(api).feed
-        try:
-            await until(lambda: feed.reads >= 1, "the feed's first read")
-            reading = (await api.get("/metrics")).text
-            listing = server.cli("CLIENT", "LIST")
-            ids = [field.split("=")[1] for line in listing.splitlines() if "name=free-parking-change-feed" in line
-                   for field in line.split() if field.startswith("id=")]  # fmt: skip
-            assert len(ids) == 1, "the feed reads on a connection of its own, named for operators:\n" + listing
-            server.cli("CLIENT", "KILL", "ID", ids[0])
-            await until(lambda: feed.pauses == 1, "the feed paused")
-            paused = (await api.get("/metrics")).text
-            await until(lambda: feed.reading, "the feed resumed")
-            resumed = (await api.get("/metrics")).text
-        finally:
-            for _, writer in streams:
-                writer.close()
+    async with reading_feed(server, tmp_path, "pause") as (api, feed):
+        down = True  # the store stays unreadable for the feed until the paused scrape is taken, however slow the host
+        read = feed.store.appended_since
+
+        async def gated(*args, **kwargs):
+            if down:
+                raise ConnectionError("the store is away (the test holds it so)")
+            return await read(*args, **kwargs)
+
+        reading = (await api.get("/metrics")).text
+        listing = server.cli("CLIENT", "LIST")
+        ids = [field.split("=")[1] for line in listing.splitlines() if "name=free-parking-change-feed" in line
+               for field in line.split() if field.startswith("id=")]  # fmt: skip
+        assert len(ids) == 1, "the feed reads on a connection of its own, named for operators:\n" + listing
+        monkeypatch.setattr(feed.store, "appended_since", gated)
+        server.cli("CLIENT", "KILL", "ID", ids[0])  # the read in flight fails on its own connection's death
+        await until(lambda: feed.pauses == 1, "the feed paused")
+        paused = (await api.get("/metrics")).text
+        down = False
+        await until(lambda: feed.reading, "the feed resumed")
+        resumed = (await api.get("/metrics")).text
     # the process's metrics are every app's of this test worker: what this feed did is the change between scrapes
     assert (gauge(paused, "paused") - gauge(reading, "paused"), gauge(paused, "blocking") - gauge(reading, "blocking")) == (1, -1)
     assert gauge(paused, "pauses") - gauge(reading, "pauses") == 1

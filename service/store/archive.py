@@ -37,7 +37,11 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from service.events.envelope import GENESIS, Envelope, body_of, canonical, chain_hash
+import msgspec
+
+from service.events.envelope import (
+    GENESIS, Envelope, body_of, canonical, chain_hash, has_secret, secret_digest, seed_commitment,
+)  # fmt: skip
 from service.events.export import ExportError, ExportHeader, load
 from .keys import partition
 
@@ -141,6 +145,8 @@ class Archive:
             raise ArchiveDamaged(f"the archived file of {game_id} holds another game ({header.game_id})")
         if (gap := _gap(header, envelopes)) is not None:
             raise ArchiveDamaged(f"the archived file of {game_id} is not its whole log: {gap}")
+        if (wrong := _unsealed(header, envelopes)) is not None:
+            raise ArchiveDamaged(f"the archived file of {game_id} was changed: {wrong}")
         with self._lock:
             self._cache[game_id] = export
             if len(self._cache) > CACHE:
@@ -181,6 +187,25 @@ def _gap(header: ExportHeader, envelopes: list[Envelope]) -> str | None:
         prev = env.hash
     if len(envelopes) != header.version or prev != header.head:
         return f"{len(envelopes)} events ending at {prev[:12]}, where the header names {header.version} ending at {header.head[:12]}"
+    return None
+
+
+def _unsealed(header: ExportHeader, envelopes: list[Envelope]) -> str | None:
+    """The first secret of the file that is not the one its digest was made of: an envelope's hash covers its
+    ``secret_digest``, never its ``secret`` (so that a redacted log verifies), and a deck edited by hand with its digest
+    kept chains and hashes whole. An archived file carries its seed: the seed must be the one committed to when the
+    game was created, and each secret must give its digest again (one HMAC a secret, once a file is read)."""
+    if header.seed is None:
+        return "it carries no seed (an archived game's file always does)"
+    seed = bytes.fromhex(header.seed)
+    committed = {header.seed_commitment}
+    if envelopes and envelopes[0].type == "game_created":
+        committed.add(msgspec.json.decode(envelopes[0].public).get("seed_commitment", header.seed_commitment))
+    if committed != {seed_commitment(seed)}:
+        return "its seed is not the one the game committed to"
+    for env in envelopes:
+        if has_secret(env) and secret_digest(seed, env.seq, bytes(env.secret)) != env.secret_digest:
+            return f"the secret of seq {env.seq} is not the one its digest was made of"
     return None
 
 

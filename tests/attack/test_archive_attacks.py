@@ -15,6 +15,7 @@ import uuid
 import msgspec
 import pytest
 
+from replays.verify import verify
 from service.events.envelope import canonical
 from service.events.export import dumps, load
 from service.store.archive import Archive
@@ -90,6 +91,33 @@ async def test_an_archived_file_edited_by_hand_with_every_hash_kept_is_damaged_n
         f.write(gzip.compress(dumps(header, envelopes)))
     forget_reads(api)
     got = await answers(api, game_id)
+    assert {status for status, _ in got.values()} == {503}, got
+    assert all("archive_damaged" in text for _, text in got.values()), got
+
+
+async def test_an_archived_file_whose_secret_was_edited_with_its_digest_kept_is_damaged_not_served(archiving):
+    """An envelope's hash covers its ``secret_digest``, never its ``secret`` (docs/events.md): the deck dealt in
+    ``round_dealt`` edited by hand (its last two cards, never drawn, swapped), the digest and every hash kept, gzip'd
+    again. Every link chains and every envelope hashes to its own hash, so the read serves the file: ``/export``
+    answers 200 with a secret that does not match its digest (``replays verify`` REJECTS what the service served),
+    where docs/durability.md promises 503 ``archive_damaged``, never a wrong game."""
+    api = archiving
+    game_id = await archived_game(api)
+    archive = api.app.ctx.store.archive
+    path = archive._path(game_id)
+    header, envelopes = load(gzip.decompress(open(path, "rb").read()))
+    dealt = next(i for i, env in enumerate(envelopes) if env.type == "round_dealt")
+    secret = msgspec.json.decode(envelopes[dealt].secret)
+    secret["deck"][-1], secret["deck"][-2] = secret["deck"][-2], secret["deck"][-1]
+    envelopes[dealt] = msgspec.structs.replace(envelopes[dealt], secret=msgspec.Raw(canonical(secret)))
+    with open(path, "wb") as f:
+        f.write(gzip.compress(dumps(header, envelopes)))
+    forget_reads(api)
+    got = await answers(api, game_id)
+    served = await api.get(f"/games/{game_id}/export")
+    if served.status_code == 200:  # what a player would be handed: the log the file now holds, not the game
+        verdict = verify(*load(served.content))
+        assert not verdict.ok, "the edit is not in what was served"
     assert {status for status, _ in got.values()} == {503}, got
     assert all("archive_damaged" in text for _, text in got.values()), got
 

@@ -31,9 +31,7 @@ from service.events.receipt import Receipt
 
 from .bundle import BundleVerdict, audit, verify_bundle
 from .receipts import Keys, ReceiptsUnreadable, load_keys, read_receipts
-from .receipts import check as check_receipts
-from .verdict import contested_part
-from .verify import receipts_part
+from .verify import receipts_part, receipts_verdict
 from .verify import verify
 
 
@@ -131,9 +129,12 @@ def _check_bundle(data: bytes, args: argparse.Namespace, console: Console, bar: 
             contested |= line.startswith("CONTESTED ")
             console.print(line, markup=False)
     args.contested += verdict.ok and agreed and contested
-    agreed &= not contested
-    console.print(lines[-1] + where, markup=False)
-    return verdict.ok and agreed
+    last = lines[-1]
+    if verdict.ok and not (agreed and not contested):  # the last line is the verdict: the receipts' say is in it
+        status = "CONTESTED" if agreed else "REJECTED"
+        last = f"{status} {last.removeprefix('OK ')}; but the receipts given disagree with a table's log (above)"
+    console.print(last + where, markup=False)
+    return verdict.ok and agreed and not contested
 
 
 def _bundle_receipts(data: bytes, receipts: list[Receipt], keys: Keys | None) -> list[tuple[str, bool]]:
@@ -144,14 +145,11 @@ def _bundle_receipts(data: bytes, receipts: list[Receipt], keys: Keys | None) ->
     for header, envelopes in exports:
         mine = [r for r in receipts if r.game_id == header.game_id]
         matched += len(mine)
-        report = check_receipts(header.game_id, envelopes, mine + ([header.receipt] if header.receipt else []), keys)
-        if (d := report.disagreement) is not None:
-            out.append((f"REJECTED {header.game_id}: seq {d.version}: receipt: {d.what}: the receipt of version {d.version}, "
-                        f"signed by the service, says {d.receipt}, the log has {d.log}", False))
-        elif report.contested:
-            out.append((f"CONTESTED {header.game_id}: {contested_part(report)}", False))
+        verdict = receipts_verdict(header, envelopes, mine or None, keys)  # a table no receipt names: its own only
+        if verdict.status != "OK":
+            out.append((verdict.summary(), False))
         elif mine:
-            out.append((f"OK {header.game_id}: {receipts_part(report)}", True))
+            out.append((f"OK {header.game_id}: {receipts_part(verdict.receipts)}", True))
     if receipts and not matched:
         out.append((f"REJECTED: none of the {len(receipts)} receipts is of a table of this tournament", False))
     return out

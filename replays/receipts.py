@@ -35,6 +35,8 @@ class Keys(dict[str, Ed25519PublicKey]):
         self.windows: dict[str, tuple[int, int | None]] = {}
         self.listed: dict[str, list[tuple[int, int | None]]] = {}
         """Every window a listing gave each key, in the order given (a bare hex key gives none)."""
+        self.listings = 0
+        """How many listings (``GET /keys`` JSON) were given."""
 
     def add(self, public: bytes, not_before: int = 0, not_after: int | None = None, *, listed: bool = True) -> None:
         """One key more. ``windows`` holds the earliest ``not_after`` any listing gave it — a receipt dated after that is
@@ -50,11 +52,20 @@ class Keys(dict[str, Ed25519PublicKey]):
         if listed:
             self.listed.setdefault(key_id, []).append((not_before, not_after))
 
+    def disputed(self, key_id: str) -> bool:
+        """Whether the listings given disagree about ``key_id``: other windows, or some listing not naming it at all."""
+        windows = self.listed.get(key_id, [])
+        return bool(windows) and (len(set(windows)) > 1 or len(windows) < self.listings)
+
     def conflicts(self) -> list[str]:
-        """Each key the listings given disagree about, in words: which window each listing gave it."""
+        """Each key the listings given disagree about, in words: which window each listing gave it, or how many of the
+        listings name it (a key only some name was added to, or dropped from, a listing after the fact)."""
         out = []
         for key_id, windows in self.listed.items():
-            if len(set(windows)) > 1:
+            if len(windows) < self.listings:
+                out.append(f"the key listings given disagree about key {key_id}: {len(windows)} of the {self.listings} "
+                           "name it — reported, not reconciled: one of them was changed after the fact")
+            elif len(set(windows)) > 1:
                 given = "; ".join(f"from {a} until {'now' if b is None else b}" for a, b in dict.fromkeys(windows))
                 out.append(f"the key listings given disagree about key {key_id} ({given}): reported, not reconciled "
                            "— a listing that moved a key's retirement was changed after the fact")
@@ -125,6 +136,7 @@ def load_keys(texts: Iterable[str | bytes]) -> Keys:
             ids = [e.key_id for e in entries]
             if twice := sorted({i for i in ids if ids.count(i) > 1}):  # one listing, two windows: which is the key's?
                 raise ReceiptsUnreadable(f"key {', '.join(twice)} is listed twice (the service lists each key once)")
+            keys.listings += 1
             for entry in entries:
                 public = bytes.fromhex(entry.public_key)
                 if key_id_of(public) != entry.key_id:
@@ -214,7 +226,7 @@ def check(game_id: str, envelopes: list[Envelope], receipts: list[Receipt], keys
         found = disagreement(receipt, envelopes)
         if found is None:
             continue
-        if keys is not None and late(receipt, keys):
+        if keys is not None and (late(receipt, keys) or keys.disputed(receipt.key_id)):
             report.contested.append(receipt.version)
             if receipt.key_id not in report.contested_keys:
                 report.contested_keys.append(receipt.key_id)

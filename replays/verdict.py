@@ -105,8 +105,8 @@ def contested_part(report: ReceiptReport) -> str:
     d = report.first_contested
     assert d is not None
     keys = ", ".join(report.contested_keys)
-    text = (f"{len(report.contested)} receipts of key {keys}, signed by the service and dated after the key's listed "
-            f"retirement, disagree with the log at versions {ranges(sorted(set(report.contested)))} (the first, of "
+    text = (f"{len(report.contested)} receipts of key {keys}, whose signature checks out but whose key is in doubt (dated "
+            f"after its listed retirement, or a key the listings given disagree about), disagree with the log at versions {ranges(sorted(set(report.contested)))} (the first, of "
             f"version {d.version}: {d.what}: the receipt says {d.receipt}, the log has {d.log}): either {keys} leaked or "
             "its listing was changed after the fact")
     return text + "".join(f"; {conflict}" for conflict in report.listing_conflicts)

@@ -73,6 +73,16 @@ def verify(
     return verdict
 
 
+def receipts_verdict(header: ExportHeader, envelopes: list[Envelope], given: list[Receipt] | None,
+                     keys: Keys | None) -> Verdict:
+    """The log judged on the receipts alone — the one decision a single log and a bundle's table both take (the chain
+    and the commands are checked apart): OK, REJECTED or CONTESTED, with the report."""
+    head = envelopes[-1].hash if envelopes else GENESIS
+    verdict = Verdict(game_id=header.game_id, events=len(envelopes), head=head)
+    _check_receipts(header, envelopes, given, keys, verdict)
+    return verdict
+
+
 def _check_receipts(header: ExportHeader, envelopes: list[Envelope], given: list[Receipt] | None, keys: Keys | None,
                     verdict: Verdict) -> None:
     """The players' receipts (``given``) and the export's own against the log. The export's own is checked even with

@@ -249,7 +249,24 @@ export async function verifyExport(text, { receipts = [], clientSeed = null, sea
   {
     const n = problems.length;
     let count = 0;
-    if (clientSeed !== null && seat !== null) {
+    // the same refusals as replays verify (replays/seeds.py): a legacy log that records client seeds or the signing key
+    // had its seeding taken out; a seed this page sent into a game not drawn with it played no part in the deal
+    const withSeed = seats.find((e) => e.public.client_seed != null);
+    if (seeding === "legacy" && (withSeed || created.key_id)) {
+      count++;
+      problem(1, withSeed ? "client seeds recorded, none of them in the deal (game_created records no seeding)"
+                          : "seeding (game_created records none)",
+              "combined or fixed: a log from after client seeds says how its seed was made",
+              withSeed ? `no seeding, yet seat ${withSeed.public.seat}'s client seed is recorded (seq ${withSeed.seq})`
+                       : "no seeding, yet game_created names the key that signs receipts");
+    }
+    if (clientSeed !== null && seat !== null && seeding !== "combined") {
+      count++;
+      const mine = seats.find((e) => e.public.seat === seat);
+      problem(mine ? mine.seq : 1, `seat ${seat}'s client seed (did it go into the deal?)`,
+              "a combined game: the game's seed derived from the server's and every seat's client seed",
+              `a ${seeding} game: the client seed this page sent played no part in the deal`);
+    } else if (clientSeed !== null && seat !== null) {
       const mine = seats.find((e) => e.public.seat === seat);
       count++;
       if (!mine) problem(0, `seat ${seat}'s client seed`, `a seat_taken of seat ${seat}`, "none");

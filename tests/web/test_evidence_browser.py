@@ -20,7 +20,7 @@ import pytest
 from replays.receipts import load_keys, load_receipts
 from replays.verify import verify
 from service.events.export import dumps, load
-from tests.api.conftest import bearer
+from tests.api.conftest import ADMIN_HEADERS, bearer
 
 # the ``browser`` fixture and page helpers; where test_browser skips (no Chromium), this module skips with it
 from tests.web.test_browser import drawn, open_page, record_draws, register, version_after  # noqa: F401
@@ -406,4 +406,43 @@ async def test_a_later_receipt_whose_head_the_chain_does_not_extend_is_refused_a
     report = await page.evaluate(
         "async ([text, receipts]) => (await import('/web/evidence.js')).verifyExport(text, {receipts})", [text, receipts])
     assert [(p["version"], p["what"]) for p in report["problems"]] == [(late.seq, "receipt: head")]
+    assert page.errors == []
+
+
+ANN_SEED = "a7" * 32
+VERIFY_IN_PAGE = """async ([text, clientSeed, seat]) => (await import('/web/evidence.js')).verifyExport(text, {clientSeed, seat})"""
+
+
+async def test_the_pages_seeding_check_refuses_what_replays_verify_refuses(live, browser):  # noqa: F811
+    """Same checks, same verdict (issue 29): a log whose seeding was taken out while the seats' client seeds are
+    recorded, and an admin-fixed game Ann joined with her own client seed — each refused by ``replays verify``
+    (replays/seeds.py: check_legacy, check_claims) and, before, passed by the page's end-of-game check."""
+    from pathlib import Path
+
+    from service.events.envelope import canonical
+    from tests.replays.forge import rechain
+
+    # 1. a combined game's seeding taken out of game_created (and its command), the chain sealed again
+    text = (Path(__file__).parents[2] / "replays" / "golden" / "golden-fp-v2-3-combined-seeds.ndjson").read_text()
+    header, envelopes = load(text.encode())
+    created = envelopes[0]
+    public = {k: v for k, v in msgspec.json.decode(created.public).items() if k != "seeding"}
+    command = {k: v for k, v in msgspec.json.decode(created.command).items() if k != "seeding"}
+    envelopes[0] = msgspec.structs.replace(created, public=msgspec.Raw(canonical(public)), command=msgspec.Raw(canonical(command)))
+    stripped = rechain(msgspec.structs.replace(header, seeding=None), envelopes)
+    # 2. an admin-fixed game Ann joined with her own client seed
+    game_id = (await live.post("/games", json={"kind": "free-parking", "seats": 2, "seed": "5e" * 32},
+                               headers=ADMIN_HEADERS)).json()["game_id"]  # fmt: skip
+    assert (await live.post(f"/games/{game_id}/seats", json={"name": "Ann", "client_seed": ANN_SEED})).status_code == 201
+    assert (await live.post(f"/games/{game_id}/seats", json={"bot": "greedy"})).status_code == 201
+    fixed = load((await live.get(f"/games/{game_id}/export", headers=ADMIN_HEADERS)).content)
+
+    page = await open_page(browser, live)
+    for (h, envs), claims in ((stripped, None), (fixed, {0: ANN_SEED})):
+        python = verify(h, envs, client_seeds=claims)
+        assert not python.ok, python.summary()
+        seed, seat = (claims[0], 0) if claims else (None, None)
+        report = await page.evaluate(VERIFY_IN_PAGE, [dumps(h, envs).decode(), seed, seat])
+        assert not report["ok"], f"the page passed what replays verify refuses: {python.summary()}"
+        assert any("seed" in p["what"] for p in report["problems"]), report["problems"][:2]
     assert page.errors == []

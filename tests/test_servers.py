@@ -36,3 +36,21 @@ def test_every_worker_finds_ports_however_many_workers_share_them(monkeypatch, c
     for index in range(count):
         monkeypatch.setenv("PYTEST_XDIST_WORKER", f"gw{index}")
         assert {free_port() % count, free_cluster_port() % count} == {index}
+
+
+def test_every_test_port_range_lies_below_the_ephemeral_ports_and_apart():
+    """A port a client's outgoing connection can be handed (the kernel's ephemeral range) may be taken between a test's
+    choice and its server's bind: under load one was ("Address already in use", a busy CI run). So every range the
+    tests pick from lies below it, and no two ranges share a port."""
+    from pathlib import Path
+
+    from tests.attack.conftest import ATTACK_PORTS
+    from tests.cluster import NODE_PORTS
+    from tests.servers import SERVER_PORTS
+
+    first_ephemeral = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    bus = range(NODE_PORTS.start + 10000, NODE_PORTS.stop + 10000)  # each cluster node's bus port
+    ranges = [SERVER_PORTS, NODE_PORTS, bus, ATTACK_PORTS, range(18800, 18900)]
+    assert all(r.stop <= first_ephemeral for r in ranges), [(r.start, r.stop) for r in ranges]
+    ports = [p for r in ranges for p in r]
+    assert len(ports) == len(set(ports))

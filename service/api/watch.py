@@ -138,7 +138,8 @@ class ChangeFeed:
         self.store, self.wake = store, wake
         self.reading = False  # whether the last read worked (else the watches look on their own, every POLL_SECONDS)
         self.reads = 0  # reads of the logs that worked: a test waits on it, never on the clock
-        self.pauses = 0  # reads that failed after one that worked: each is logged, counted in /metrics, and so is its end
+        self.pauses = 0  # pauses: a failed read (or start) after a working one; logged, counted in /metrics, and their end
+        self.closed = False  # the worker is stopping: no stream starts the feed again
         self._paused_at: float | None = None
         self._state: str | None = None  # what /metrics says of this feed (metrics.FEED_STATES), None when stopped
         self._task: asyncio.Task[None] | None = None
@@ -159,7 +160,7 @@ class ChangeFeed:
             self._state = state
 
     def _paused(self, error: BaseException) -> None:
-        if self.reading:
+        if self._paused_at is None:  # a pause begins (a start that failed is one too): once, however long it lasts
             self.pauses += 1
             metrics.FEED_PAUSES.inc()
             self._paused_at = time.monotonic()
@@ -168,7 +169,7 @@ class ChangeFeed:
         self._say("paused")
 
     def _resumed(self) -> None:
-        if not self.reading and self._paused_at is not None:
+        if self._paused_at is not None:
             log.warning("change feed resumed after %.1f s", time.monotonic() - self._paused_at)
             self._paused_at = None
         self.reading = True
@@ -177,10 +178,17 @@ class ChangeFeed:
 
     async def start(self) -> None:
         """Read from the logs' newest entries on; once this returns, no later append is missed. Many streams open at
-        once share the one start (and the one task)."""
+        once share the one start (and the one task); a start that cannot read the logs keeps trying, paused, while the
+        streams poll — never left for the next stream to retry."""
+        if self.closed:
+            return
         if self._task is None or self._task.done():
-            ready = asyncio.get_running_loop().create_future()
-            self._ready, self._task = ready, asyncio.get_running_loop().create_task(self._run(ready))
+            loop = asyncio.get_running_loop()
+            ready = loop.create_future()
+            task = loop.create_task(self._run(ready))
+            # a task cancelled before its first step never runs _run's finally: its waiters are released here
+            task.add_done_callback(lambda _: ready.done() or ready.set_result(None))
+            self._ready, self._task = ready, task
         await asyncio.shield(self._ready)
 
     def stop(self) -> asyncio.Task[None] | None:
@@ -188,18 +196,27 @@ class ChangeFeed:
         task, self._task, self.reading = self._task, None, False
         if task is not None:
             task.cancel()
+        if self._paused_at is not None:  # the pause ends with the feed, not at some later start
+            log.warning("change feed stopped while paused (%.1f s): no stream left", time.monotonic() - self._paused_at)
+            self._paused_at = None
         self._say(None)
         return task
 
     async def _run(self, ready: asyncio.Future[None]) -> None:
-        try:
-            heads = await self.store.log_heads()
-        except Exception as e:  # noqa: BLE001 - the watches poll meanwhile; the next stream tries again
-            log.warning("change feed not started: %s", e)
-            return
-        finally:
-            if not ready.done():
-                ready.set_result(None)
+        heads: dict[int, bytes] | None = None
+        while heads is None:
+            _go_on()
+            try:
+                heads = await self.store.log_heads()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # noqa: BLE001 - the watches poll meanwhile; the feed tries again, paused
+                self._paused(e)
+            finally:
+                if not ready.done():  # the streams go on at once, polling until the feed reads
+                    ready.set_result(None)
+            if heads is None:
+                await asyncio.sleep(POLL_SECONDS * 5)
         self._resumed()
         await self._follow(heads)
 
@@ -232,6 +249,8 @@ class Watches:
 
     async def stop(self) -> None:
         """The worker stops: the feed's read ends before the store's connections are closed under it."""
+        if self.feed is not None:
+            self.feed.closed = True
         task = self.feed.stop() if self.feed is not None else None
         if task is not None:
             await asyncio.gather(task, return_exceptions=True)
@@ -249,7 +268,12 @@ class Watches:
         """The game's watch, started for this stream if it is the first; stopped when the last one leaves (and the
         feed with the last watch)."""
         if self.feed is not None:
-            await self.feed.start()
+            try:
+                await self.feed.start()
+            except asyncio.CancelledError:  # the client left while the feed started: no watch will stop it
+                if not self._by_game:
+                    self.feed.stop()
+                raise
         watch = self._by_game.get(game_id)
         if watch is None or watch.failed is not None:  # a failed watch stays failed for the streams it had
             watch = self._by_game[game_id] = GameWatch(self.games, game_id, self._fed)

@@ -1,4 +1,4 @@
-"""The attack tests' own servers, on loopback ports 47000-47999 only: an in-process service (``inproc``), a
+"""The attack tests' own servers, on loopback ports 23000-24999 only (below the ephemeral ports): an in-process service (``inproc``), a
 ``python -m service serve`` process (``proc_service``) and a redis-server of their own (``own_redis``)."""
 
 from __future__ import annotations
@@ -32,9 +32,14 @@ def bearer(token: str) -> dict[str, str]:
     return {"authorization": f"Bearer {token}"}
 
 
+ATTACK_PORTS = range(23000, 25000)
+
+
 def attack_port() -> int:
-    """A free loopback port in 47100-47999 (the range these tests may use)."""
-    return free_port_in(range(47100, 48000))
+    """A free loopback port in 23000-24999 (the range these tests may use): below the ephemeral ports (32768 and up),
+    so that no client's outgoing connection takes it between its choice and the bind — under load one did (a busy CI
+    run: "Address already in use" for a service on 47944, when this range was 47100-47999)."""
+    return free_port_in(ATTACK_PORTS)
 
 
 def settings(tmp_path: Path, **overrides) -> Settings:

@@ -1,5 +1,5 @@
 """Loopback ports 18800-18899 for the servers of the session-23 review's tests (the range that review was given),
-in place of the attack tests' usual 47100-47999 and of the web tests' ephemeral ports."""
+in place of the attack tests' usual 23000-24999 and of the web tests' ports."""
 
 from __future__ import annotations
 

@@ -228,3 +228,11 @@ def error_of(r: httpx.Response) -> tuple[int, str]:
         return r.status_code, r.json()["error"]["code"]
     except Exception:  # noqa: BLE001
         return r.status_code, ""
+
+
+@pytest.fixture
+def no_safety_look(monkeypatch):
+    """A watch's safety look (every ``SAFETY_SECONDS``) put out of reach: then only the change feed makes a watch look."""
+    from service.api import watch
+
+    monkeypatch.setattr(watch, "SAFETY_SECONDS", 3600.0)

@@ -8,18 +8,10 @@ from __future__ import annotations
 import asyncio
 import os
 
-import pytest
 
-from service.api import watch
 from service.store.store import StoreBusy
 from tests.attack.conftest import ADMIN_HEADERS, inproc, settings
 from tests.attack.test_stream_polling import open_streams, until, watches_of
-
-
-@pytest.fixture
-def no_safety_look(monkeypatch):
-    """Only the feed can make a watch look (test_stream_polling.py has the same)."""
-    monkeypatch.setattr(watch, "SAFETY_SECONDS", 3600.0)
 
 
 def _config(server, tmp_path, namespace):

@@ -77,12 +77,6 @@ def gauge(scrape: str, state: str) -> float:
     return float(found.group(1)) if found else 0.0
 
 
-@pytest.fixture
-def no_safety_look(monkeypatch):
-    """A watch's safety look (every ``SAFETY_SECONDS``) put out of reach: then only the feed can make a watch look."""
-    monkeypatch.setattr(watch, "SAFETY_SECONDS", 3600.0)
-
-
 @pytest.mark.parametrize("where", ["redis", "cluster"])
 async def test_idle_streams_on_many_games_cost_the_store_only_the_feeds_reads(where, own_redis, request, tmp_path,
                                                                                no_safety_look):  # fmt: skip

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import os
 
-
 from service.store.store import StoreBusy
 from tests.attack.conftest import ADMIN_HEADERS, inproc, settings
 from tests.attack.test_stream_polling import open_streams, until, watches_of

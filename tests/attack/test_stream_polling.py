@@ -135,9 +135,20 @@ async def test_a_store_that_stalls_past_the_clients_timeout_does_not_pause_the_f
     assert feed.pauses == 0, "a stall the read outlasts paused the feed"
 
 
-async def test_a_feed_whose_connection_dies_pauses_says_so_and_resumes(own_redis, tmp_path, caplog, monkeypatch):
+async def test_a_feed_that_cannot_read_pauses_says_so_and_resumes(own_redis, tmp_path, caplog, monkeypatch):
+    """The feed reads on a connection of its own, named for operators; one killed under it is mended (a pause, or
+    redis-py's own reconnect) and the feed reads on. A store the feed cannot read at all pauses it — logged once,
+    counted and shown in /metrics — and its return ends the pause, logged with its length."""
     server = own_redis()
     async with reading_feed(server, tmp_path, "pause") as (api, feed):
+        listing = server.cli("CLIENT", "LIST")
+        ids = [field.split("=")[1] for line in listing.splitlines() if "name=free-parking-change-feed" in line
+               for field in line.split() if field.startswith("id=")]  # fmt: skip
+        assert len(ids) == 1, "the feed reads on a connection of its own, named for operators:\n" + listing
+        server.cli("CLIENT", "KILL", "ID", ids[0])
+        reads = feed.reads
+        await until(lambda: feed.reading and feed.reads >= reads + 2, "the feed reading on after its connection died")
+
         down = True  # the store stays unreadable for the feed until the paused scrape is taken, however slow the host
         read = feed.store.appended_since
 
@@ -146,21 +157,16 @@ async def test_a_feed_whose_connection_dies_pauses_says_so_and_resumes(own_redis
                 raise ConnectionError("the store is away (the test holds it so)")
             return await read(*args, **kwargs)
 
-        reading = (await api.get("/metrics")).text
-        listing = server.cli("CLIENT", "LIST")
-        ids = [field.split("=")[1] for line in listing.splitlines() if "name=free-parking-change-feed" in line
-               for field in line.split() if field.startswith("id=")]  # fmt: skip
-        assert len(ids) == 1, "the feed reads on a connection of its own, named for operators:\n" + listing
+        pauses, reading = feed.pauses, (await api.get("/metrics")).text
         monkeypatch.setattr(feed.store, "appended_since", gated)
-        server.cli("CLIENT", "KILL", "ID", ids[0])  # the read in flight fails on its own connection's death
-        await until(lambda: feed.pauses == 1, "the feed paused")
+        await until(lambda: feed.pauses == pauses + 1, "the feed paused")
         paused = (await api.get("/metrics")).text
         down = False
         await until(lambda: feed.reading, "the feed resumed")
         resumed = (await api.get("/metrics")).text
     # the process's metrics are every app's of this test worker: what this feed did is the change between scrapes
     assert (gauge(paused, "paused") - gauge(reading, "paused"), gauge(paused, "blocking") - gauge(reading, "blocking")) == (1, -1)
-    assert gauge(paused, "pauses") - gauge(reading, "pauses") == 1
+    assert gauge(paused, "pauses") - gauge(reading, "pauses") == 1 and feed.pauses == pauses + 1
     assert (gauge(resumed, "paused"), gauge(resumed, "blocking")) == (gauge(reading, "paused"), gauge(reading, "blocking"))
     said = [r.getMessage() for r in caplog.records]
     assert any(m.startswith("change feed paused") for m in said), said

@@ -90,7 +90,7 @@ def pytest_terminal_summary(terminalreporter, config):
 
     if hasattr(config, "workerinput") or _timing["started"] is None or not _timing["tests"]:
         return
-    wall = time.monotonic() - _timing["started"]
+    wall = round(time.monotonic() - _timing["started"], 1)  # rounded first: 479.99 s is 8 min 00.0 s, not 7 min 60.0 s
     tests: dict[str, float] = _timing["tests"]
     slow = sorted(((t, nodeid) for nodeid, t in tests.items() if t > SLOW_TEST_SECONDS), reverse=True)
     write = terminalreporter.write_line

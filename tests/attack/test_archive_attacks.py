@@ -75,51 +75,54 @@ async def test_another_games_file_under_an_archived_games_name_is_damaged_not_se
     assert all("archive_damaged" in text for _, text in got.values()), got
 
 
-async def test_an_archived_file_edited_by_hand_with_every_hash_kept_is_damaged_not_served(archiving):
-    """The winner's seat changed in ``game_won``, every envelope's hash left as it was, gzip'd again (an outside review):
-    the links still chain, so a read that only compared them served the other winner under a genuine receipt head."""
-    api = archiving
+async def edited_by_hand(api, type_: str, part: str, edit) -> str:
+    """An archived game whose first ``type_`` event had its ``part`` ("public" or "secret") changed by ``edit`` (a
+    function of the decoded dict), every hash and digest kept, gzip'd again, and no worker holding a read of it."""
     game_id = await archived_game(api)
-    archive = api.app.ctx.store.archive
-    path = archive._path(game_id)
-    header, envelopes = load(gzip.decompress(open(path, "rb").read()))
-    won = next(i for i, env in enumerate(envelopes) if env.type == "game_won")
-    public = msgspec.json.decode(envelopes[won].public)
-    public["seat"] = 1 - public["seat"]
-    envelopes[won] = msgspec.structs.replace(envelopes[won], public=msgspec.Raw(canonical(public)))
+    path = api.app.ctx.store.archive._path(game_id)
+    with open(path, "rb") as f:
+        header, envelopes = load(gzip.decompress(f.read()))
+    i = next(i for i, env in enumerate(envelopes) if env.type == type_)
+    value = msgspec.json.decode(getattr(envelopes[i], part))
+    edit(value)
+    envelopes[i] = msgspec.structs.replace(envelopes[i], **{part: msgspec.Raw(canonical(value))})
     with open(path, "wb") as f:
         f.write(gzip.compress(dumps(header, envelopes)))
     forget_reads(api)
-    got = await answers(api, game_id)
+    return game_id
+
+
+def assert_damaged(got: dict[str, tuple[int, str]]) -> None:
     assert {status for status, _ in got.values()} == {503}, got
     assert all("archive_damaged" in text for _, text in got.values()), got
+
+
+async def test_an_archived_file_edited_by_hand_with_every_hash_kept_is_damaged_not_served(archiving):
+    """The winner's seat changed in ``game_won``, every envelope's hash left as it was, gzip'd again (an outside review):
+    the links still chain, so a read that only compared them served the other winner under a genuine receipt head."""
+
+    def other_winner(public: dict) -> None:
+        public["seat"] = 1 - public["seat"]
+
+    assert_damaged(await answers(archiving, await edited_by_hand(archiving, "game_won", "public", other_winner)))
 
 
 async def test_an_archived_file_whose_secret_was_edited_with_its_digest_kept_is_damaged_not_served(archiving):
     """An envelope's hash covers its ``secret_digest``, never its ``secret`` (docs/events.md): the deck dealt in
     ``round_dealt`` edited by hand (its last two cards, never drawn, swapped), the digest and every hash kept, gzip'd
-    again. Every link chains and every envelope hashes to its own hash, so the read serves the file: ``/export``
-    answers 200 with a secret that does not match its digest (``replays verify`` REJECTS what the service served),
+    again. Every link chains and every envelope hashes to its own hash, so the read served the file: ``/export``
+    answered 200 with a secret that does not match its digest (``replays verify`` REJECTS what the service served),
     where docs/durability.md promises 503 ``archive_damaged``, never a wrong game."""
-    api = archiving
-    game_id = await archived_game(api)
-    archive = api.app.ctx.store.archive
-    path = archive._path(game_id)
-    header, envelopes = load(gzip.decompress(open(path, "rb").read()))
-    dealt = next(i for i, env in enumerate(envelopes) if env.type == "round_dealt")
-    secret = msgspec.json.decode(envelopes[dealt].secret)
-    secret["deck"][-1], secret["deck"][-2] = secret["deck"][-2], secret["deck"][-1]
-    envelopes[dealt] = msgspec.structs.replace(envelopes[dealt], secret=msgspec.Raw(canonical(secret)))
-    with open(path, "wb") as f:
-        f.write(gzip.compress(dumps(header, envelopes)))
-    forget_reads(api)
-    got = await answers(api, game_id)
-    served = await api.get(f"/games/{game_id}/export")
+
+    def swapped(secret: dict) -> None:
+        secret["deck"][-1], secret["deck"][-2] = secret["deck"][-2], secret["deck"][-1]
+
+    game_id = await edited_by_hand(archiving, "round_dealt", "secret", swapped)
+    got = await answers(archiving, game_id)
+    served = await archiving.get(f"/games/{game_id}/export")
     if served.status_code == 200:  # what a player would be handed: the log the file now holds, not the game
-        verdict = verify(*load(served.content))
-        assert not verdict.ok, "the edit is not in what was served"
-    assert {status for status, _ in got.values()} == {503}, got
-    assert all("archive_damaged" in text for _, text in got.values()), got
+        assert not verify(*load(served.content)).ok, "the edit is not in what was served"
+    assert_damaged(got)
 
 
 async def test_a_rebuild_that_cannot_read_an_archived_game_fails_instead_of_dropping_it(archiving, tmp_path):

@@ -136,7 +136,6 @@ class ChangeFeed:
 
     def __init__(self, store: Store, wake: Callable[[str], None]) -> None:
         self.store, self.wake = store, wake
-        self.reading = False  # whether the last read worked (else the watches look on their own, every POLL_SECONDS)
         self.reads = 0  # reads of the logs that worked: a test waits on it, never on the clock
         self.pauses = 0  # pauses: a failed read (or start) after a working one; logged, counted in /metrics, and their end
         self.closed = False  # the worker is stopping: no stream starts the feed again
@@ -144,6 +143,12 @@ class ChangeFeed:
         self._state: str | None = None  # what /metrics says of this feed (metrics.FEED_STATES), None when stopped
         self._task: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[None] | None = None  # set once the task knows where the logs stand
+
+    @property
+    def reading(self) -> bool:
+        """Whether the last read worked (else the watches look on their own, every ``POLL_SECONDS``): what /metrics
+        says of the feed, read back."""
+        return self._state in ("blocking", "polling")
 
     @property
     def mode(self) -> str:
@@ -165,14 +170,12 @@ class ChangeFeed:
             metrics.FEED_PAUSES.inc()
             self._paused_at = time.monotonic()
             log.warning("change feed paused (event streams poll the store meanwhile): %s", error)
-        self.reading = False
         self._say("paused")
 
     def _resumed(self) -> None:
         if self._paused_at is not None:
             log.warning("change feed resumed after %.1f s", time.monotonic() - self._paused_at)
             self._paused_at = None
-        self.reading = True
         self.reads += 1
         self._say(self.mode)
 
@@ -193,7 +196,7 @@ class ChangeFeed:
 
     def stop(self) -> asyncio.Task[None] | None:
         """Cancel the reading task (answered, to be awaited by a caller that must see it end)."""
-        task, self._task, self.reading = self._task, None, False
+        task, self._task = self._task, None
         if task is not None:
             task.cancel()
         if self._paused_at is not None:  # the pause ends with the feed, not at some later start

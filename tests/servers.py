@@ -53,9 +53,20 @@ def free_port() -> int:
     return free_port_in(SERVER_PORTS)
 
 
+def first_ephemeral_port() -> int:
+    """The first port the kernel may hand an outgoing connection (32768 where it cannot be read)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port_in(ports: range) -> int:
     """A free loopback port of ``ports`` (tests given a range of their own) and of this worker's share, tried in a
-    random order."""
+    random order. A range reaching the ephemeral ports is refused: a client's connection could take the port between
+    this pick and the server's bind (a busy CI run saw "Address already in use" so)."""
+    if ports.stop > first_ephemeral_port():
+        raise ValueError(f"ports {ports.start}-{ports.stop - 1} reach the ephemeral ports: pick a range below them")
     tried = [port for port in ports if ours(port)]
     random.shuffle(tried)
     for port in tried:

@@ -42,15 +42,20 @@ def test_every_test_port_range_lies_below_the_ephemeral_ports_and_apart():
     """A port a client's outgoing connection can be handed (the kernel's ephemeral range) may be taken between a test's
     choice and its server's bind: under load one was ("Address already in use", a busy CI run). So every range the
     tests pick from lies below it, and no two ranges share a port."""
-    from pathlib import Path
-
     from tests.attack.conftest import ATTACK_PORTS
     from tests.cluster import NODE_PORTS
-    from tests.servers import SERVER_PORTS
+    from tests.servers import SERVER_PORTS, first_ephemeral_port
 
-    first_ephemeral = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    first_ephemeral = first_ephemeral_port()
     bus = range(NODE_PORTS.start + 10000, NODE_PORTS.stop + 10000)  # each cluster node's bus port
     ranges = [SERVER_PORTS, NODE_PORTS, bus, ATTACK_PORTS, range(18800, 18900)]
     assert all(r.stop <= first_ephemeral for r in ranges), [(r.start, r.stop) for r in ranges]
     ports = [p for r in ranges for p in r]
     assert len(ports) == len(set(ports))
+
+
+def test_a_range_reaching_the_ephemeral_ports_is_refused():
+    from tests.servers import first_ephemeral_port
+
+    with pytest.raises(ValueError, match="ephemeral"):
+        free_port_in(range(first_ephemeral_port() - 10, first_ephemeral_port() + 10))

@@ -43,6 +43,8 @@ class Verdict(msgspec.Struct, kw_only=True):
     """How the seed was made, for a person (``seeds.describe``)."""
     game_seed: str | None = None
     """The seed the re-decided game drew from after its last seat (hex): a combined game's derived seed."""
+    signed: str = ""
+    """Which seats were keyed and that every move in their players' names is one they signed (``signatures``)."""
 
     @property
     def status(self) -> str:
@@ -64,6 +66,8 @@ class Verdict(msgspec.Struct, kw_only=True):
             parts.append(receipts_part(self.receipts))
         if self.seeding:
             parts.append(self.seeding)
+        if self.signed:
+            parts.append(self.signed)
         return "; ".join(parts) + "".join(f"; {n}" for n in self.notes)
 
 

@@ -44,7 +44,7 @@ from service.rules.engine import Game, rules_for
 from service.rules.errors import RuleViolation
 from service.rules.rng import RNG_ID
 
-from . import seeds
+from . import seeds, signatures
 from .difference import difference
 from .receipts import Keys, signature_ok
 from .receipts import check as check_receipts
@@ -68,9 +68,19 @@ def verify(
     ``keys`` that signed them) are what players were shown: the log must agree with each (replays/receipts.py), and
     the export's own receipt too, when it has one."""
     verdict = _verify_log(header, envelopes, commitment, progress, client_seeds)
+    if verdict.ok:
+        _check_signatures(envelopes, verdict)
     if verdict.ok and (receipts is not None or keys is not None or header.receipt is not None):
         _check_receipts(header, envelopes, receipts, keys, verdict)
     return verdict
+
+
+def _check_signatures(envelopes: list[Envelope], verdict: Verdict) -> None:
+    """Every command in a keyed player's name against their key (replays/signatures.py)."""
+    try:
+        verdict.signed = signatures.check(envelopes).words()
+    except Rejected as r:
+        verdict.ok, verdict.divergence = False, r.divergence
 
 
 def receipts_verdict(header: ExportHeader, envelopes: list[Envelope], given: list[Receipt] | None,
@@ -414,6 +424,7 @@ def _decide_again(game: Game, first: Envelope) -> tuple[list[Envelope], Any]:
         fail(first.seq, "command", "a command of this game", f"{_text(first.command)} ({e})")
     if first.actor != "server" and not (first.actor.startswith("seat:") and first.actor[5:].isdecimal()):
         fail(first.seq, "actor", "server or seat:<n>", first.actor)
+    command = msgspec.structs.replace(command, sig=first.sig)  # the player's signature, sealed with the command again
     try:
         return game.decide(command, actor_seat(first.actor), first.at, first.command_id)
     except RuleViolation as e:

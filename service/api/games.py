@@ -27,6 +27,7 @@ from service.rules.engine import Game
 from service.rules.errors import RuleViolation
 
 from . import metrics, resend
+from .signed import check_signed
 from .errors import ApiError, not_found
 from .kinds import KINDS, config_for
 from .schedule import archive_due, due_at, idle_due
@@ -273,7 +274,9 @@ class Games:
                         return repeat
                     raise ApiError(409, "version_conflict", f"The game is at version {game.version}, not {expected_version}", version=game.version)
             try:
-                return await self._append(game, command, seat_of(game), command_id, key, digest=digest)
+                seat = seat_of(game)
+                check_signed(game, seat, command, command_id)  # on the state, and version, it is decided on
+                return await self._append(game, command, seat, command_id, key, digest=digest)
             except (RuleViolation, Unseated):
                 repeat = await self._repeat(game_id, asked)
                 if repeat is not None:

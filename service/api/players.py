@@ -12,6 +12,7 @@ from .auth import Caller, TokenRecord, is_admin, issue, new_id
 from .errors import ApiError
 from .games import now_ms
 from .openapi import doc
+from .signed import sound_key
 from .routes import _answer, _arg, _decode, _int_arg, _int_query
 
 bp = Blueprint("players")
@@ -25,7 +26,10 @@ async def register(request: Request) -> HTTPResponse:
     admin = is_admin(request, request.app.ctx.settings.admin_token)
     await request.app.ctx.limiter.charge("players", request, Caller(admin=admin))
     player_id = new_id("p")
-    await request.app.ctx.store.put_player(player_id, {"name": body.name, "created_at": str(now_ms())})
+    record = {"name": body.name, "created_at": str(now_ms())}
+    if sound_key(body.public_key) is not None:
+        record["public_key"] = body.public_key
+    await request.app.ctx.store.put_player(player_id, record)
     token = await issue(request.app.ctx.store, TokenRecord(kind="player", player_id=player_id, name=body.name))
     return _answer(s.PlayerCreated(player_id, body.name, token), 201)
 

@@ -26,6 +26,7 @@ from .errors import ApiError, bad_body
 from .games import Games, SeatOf, Unseated, now_ms
 from .kinds import KINDS, config_for, default_seats, other_kind, server_command
 from .openapi import doc
+from .signed import registered_key, sound_key
 
 bp = Blueprint("api")
 _json = msgspec.json.Encoder()
@@ -201,17 +202,20 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
     if body.bot is not None and body.client_seed is not None:  # else whoever adds the bot would pick its seed
         raise ApiError(400, "invalid_request", "A bot brings no client seed: the server derives one from its committed "
                        "seed (docs/rng.md); send `client_seed` only for a person's seat", bot=body.bot)
+    if body.bot is not None and body.public_key is not None:  # a bot's moves are the server's: nobody else may sign them
+        raise ApiError(400, "invalid_request", "A bot's seat is never keyed: send `public_key` only for a person's seat", bot=body.bot)
+    public_key = sound_key(body.public_key) or (await registered_key(store, who) if registered else None)
     meta = await store.meta(game_id) or {}
     reserved = frozenset(msgspec.json.decode(meta.get("reserved", "[]"), type=list[str]))  # a tournament table's
     token: str | None = None
     if body.bot is not None:
         player = Player(name=f"{body.bot} bot", player_id=new_id("b"), bot=body.bot)  # named at its table (Games.seat)
     elif registered:
-        player = Player(name=who.name or "", player_id=who.player_id)
+        player = Player(name=who.name or "", player_id=who.player_id, public_key=public_key)
         token = request.headers["authorization"].partition(" ")[2].strip()
     else:
         assert body.name is not None
-        player = Player(name=body.name, player_id=new_id("g"), guest=True)
+        player = Player(name=body.name, player_id=new_id("g"), guest=True, public_key=public_key)
         Games.check_seat(await _games(request).fresh(game_id), player, reserved)  # a refused join writes no token
         token = await issue(store, TokenRecord(kind="guest", player_id=player.player_id, name=body.name, game_id=game_id))
     game, seat = await _games(request).seat(game_id, player, reserved, tournament=meta.get("tournament"), client_seed=body.client_seed)

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal, Union
 
 import msgspec
 
-from service.events.base import CommandId
+from service.events.base import CommandId, CommandSig
 from service.events.envelope import Envelope
 from service.events.receipt import Receipt
 from service.projections.leaderboard import Leader
@@ -39,6 +39,7 @@ GameView = _views()
 # the simpler pattern OpenAPI publishes in its place)
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40, pattern=NAME_PATTERN)]
 describe_pattern(CommandId.__metadata__[0].pattern, "printable ASCII characters without spaces")
+describe_pattern(CommandSig.__metadata__[0].pattern, "128 lowercase hexadecimal digits (an Ed25519 signature)")
 SeedHex = Annotated[str, msgspec.Meta(pattern=describe_pattern("^[0-9a-fA-F]{64}$", "64 hexadecimal digits"))]
 ClientSeed = Annotated[str, msgspec.Meta(
     # (?!\n): Python's `$` (msgspec's patterns are re.search) also matches before a final newline, ECMA's does not
@@ -47,12 +48,19 @@ ClientSeed = Annotated[str, msgspec.Meta(
                 "last seat is taken (docs/rng.md). Keep it: `python -m replays verify LOG --client-seed SEAT:HEX` checks it.")]
 
 
+PublicKeyHex = Annotated[str, msgspec.Meta(
+    pattern=describe_pattern(r"^[0-9a-f]{64}(?!\n)$", "64 lowercase hexadecimal digits (an Ed25519 public key's 32 bytes)"),
+    description="The player's own Ed25519 public key: every command of the seat must then be signed by it "
+                "(`sig`; docs/signed-commands.md). A key cannot be replaced once a seat is taken with it.")]
+
+
 class Request(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """Bodies the service accepts: unknown fields are refused, not ignored."""
 
 
 class RegisterPlayer(Request):
     name: Name
+    public_key: PublicKeyHex | None = None  # the key every seat this player takes is keyed with, unless a join brings one
 
 
 class PlayerCreated(msgspec.Struct):
@@ -135,6 +143,7 @@ class JoinSeat(Request):
     name: Name | None = None
     bot: Literal[BOT_NAMES] | None = None  # the game's kind decides which (``POST /games/{id}/seats``)
     client_seed: ClientSeed | None = None  # a person's contribution to the seed; a bot's is derived (docs/rng.md)
+    public_key: PublicKeyHex | None = None  # a person's own key: the seat is keyed (a bot's never is)
 
 
 class SeatAnswer(msgspec.Struct):

@@ -12,6 +12,10 @@ from typing import Annotated
 import msgspec
 
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+$")]
+PlayerKey = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}(?!\n)$")]
+"""A player's own Ed25519 public key: its 32 raw bytes as 64 lowercase hex digits (docs/signed-commands.md)."""
+CommandSig = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{128}(?!\n)$")]
+"""A player's Ed25519 signature over a command's canonical bytes (``command_sig.signed_command``), lowercase hex."""
 
 
 class Event(msgspec.Struct, tag_field="type", frozen=True, omit_defaults=True, kw_only=True):
@@ -27,12 +31,14 @@ class Command(
 ):
     """Something a seat (or the server) asks for.
 
-    ``command_id`` and ``expected_version`` travel with the command but are not part of what the
-    rules decide on; the log stores the command without them (see ``envelope.command_body``).
+    ``command_id``, ``expected_version`` and ``sig`` travel with the command but are not part of what the
+    rules decide on; the log stores the command without them (see ``codec.command_body``), the first two in the
+    envelope's ``command_id`` and its seq, the signature of a keyed seat's player in the envelope's ``sig``.
     """
 
     command_id: CommandId | None = None
     expected_version: Annotated[int, msgspec.Meta(ge=0, le=2**62)] | None = None
+    sig: CommandSig | None = None
 
 
 class Config(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True, forbid_unknown_fields=True):
@@ -49,6 +55,9 @@ class Player(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True):
     player_id: str | None = None
     bot: str | None = None
     guest: bool = False
+    public_key: PlayerKey | None = None
+    """The key the player acts with at this table (a keyed seat): every command of theirs must carry its signature,
+    and a trade of places takes it along with the player (docs/signed-commands.md)."""
 
     @property
     def registered(self) -> bool:

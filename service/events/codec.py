@@ -58,4 +58,4 @@ class Codec:
 
     def command_body(self, command: Command) -> bytes:
         """The command as the log stores it: canonical, without its transport fields."""
-        return canonical(msgspec.structs.replace(command, command_id=None, expected_version=None))
+        return canonical(msgspec.structs.replace(command, command_id=None, expected_version=None, sig=None))

@@ -25,6 +25,7 @@ class StoredEvent(msgspec.Struct, array_like=True, frozen=True):
     command: bytes | None = None
     secret_digest: bytes | None = None
     secret: bytes | None = None
+    sig: bytes | None = None  # last: entries stored before signed commands end before it
 
 
 _stored = msgspec.msgpack.Encoder()
@@ -43,6 +44,7 @@ def encode_entry(env: Envelope) -> bytes:
             command=None if env.command == NULL else bytes(env.command),
             secret_digest=bytes.fromhex(env.secret_digest) if env.secret_digest else None,
             secret=bytes(env.secret) if has_secret(env) else None,
+            sig=bytes.fromhex(env.sig) if env.sig else None,
         )
     )
 
@@ -66,6 +68,7 @@ def decode_entries(game_id: str, rows: list[tuple[bytes, dict[bytes, bytes]]], p
             secret_digest=digest,
             hash=e.hash.hex(),
             secret=msgspec.Raw(e.secret) if e.secret is not None else NULL,
+            sig=e.sig.hex() if e.sig is not None else None,
         )
         out.append(env)
         prev_hash = env.hash

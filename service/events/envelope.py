@@ -43,6 +43,8 @@ class Body(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True):
     actor: str = SERVER
     command_id: str | None = None
     secret_digest: str | None = None
+    sig: str | None = None
+    """On a command's first event: the signature of the keyed seat's player over the command (``command_sig``)."""
 
 
 class Envelope(Body, frozen=True, kw_only=True):
@@ -98,16 +100,17 @@ def seal(
     actor: str,
     command_id: str | None = None,
     command: bytes | None = None,
+    sig: str | None = None,
 ) -> Envelope:
     """Wrap one event: digest its secret, chain it to the previous hash. Every field is passed by name, not through
     a dict unpacked twice: sealing runs once an event in the service and again in every ``replays verify``."""
     raw_public, raw_command = msgspec.Raw(public), msgspec.Raw(command) if command is not None else NULL
     digest = secret_digest(seed, seq, secret) if secret is not None else None
     body = Body(game_id=game_id, seq=seq, type=type, public=raw_public, at=at, prev_hash=prev_hash,
-                command=raw_command, actor=actor, command_id=command_id, secret_digest=digest)
+                command=raw_command, actor=actor, command_id=command_id, secret_digest=digest, sig=sig)
     return Envelope(
         game_id=game_id, seq=seq, type=type, public=raw_public, at=at, prev_hash=prev_hash, command=raw_command,
-        actor=actor, command_id=command_id, secret_digest=digest,
+        actor=actor, command_id=command_id, secret_digest=digest, sig=sig,
         hash=chain_hash(prev_hash, _encoder.encode(body)),
         secret=msgspec.Raw(secret) if secret is not None else NULL,
     )

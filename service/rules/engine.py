@@ -113,7 +113,7 @@ class Game:
     ) -> list[Envelope]:
         codec, prev, out = self.codec, self.head, []
         first_seq, actor = self.version + 1, actor_name(seat)
-        body = codec.command_body(command)
+        body, sig = codec.command_body(command), getattr(command, "sig", None)
         for i, event in enumerate(events):
             type_, public, secret = codec.split(event)
             env = seal(
@@ -128,6 +128,7 @@ class Game:
                 actor=actor,
                 command_id=command_id if i == 0 else None,
                 command=body if i == 0 else None,
+                sig=sig if i == 0 else None,
             )
             out.append(env)
             prev = env.hash

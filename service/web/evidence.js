@@ -95,9 +95,9 @@ export function rawMembers(text) {
   }
 }
 
-const BODY_FIELDS = ["game_id", "seq", "type", "public", "at", "prev_hash", "command", "actor", "command_id", "secret_digest"];
+const BODY_FIELDS = ["game_id", "seq", "type", "public", "at", "prev_hash", "command", "actor", "command_id", "secret_digest", "sig"];
 const RAW_FIELDS = new Set(["public", "command"]);
-const DEFAULTS = { actor: '"server"', command_id: "null", secret_digest: "null" };   // omitted, as msgspec omits defaults
+const DEFAULTS = { actor: '"server"', command_id: "null", secret_digest: "null", sig: "null" };   // omitted, as msgspec omits defaults
 
 /** The bytes an envelope's hash covers (envelope.py `body_of` + `canonical`): every field but `hash` and `secret`, keys
  *  sorted, defaults omitted, `public` and `command` as stored, the other fields re-encoded as msgspec would. */

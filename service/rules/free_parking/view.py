@@ -30,6 +30,8 @@ class PlayerView(msgspec.Struct, kw_only=True):
     name: str | None
     player_id: str | None = None
     bot: str | None = None
+    public_key: str | None = None
+    """The player's own key: the seat is keyed, and its every command signed by it (docs/signed-commands.md)."""
     meter: int
     points: int
     point_cards: list[Card]
@@ -129,6 +131,7 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> FreeParkingView
             name=st.player.name if st.player else None,
             player_id=st.player.player_id if st.player else None,
             bot=st.player.bot if st.player else None,
+            public_key=st.player.public_key if st.player else None,
             meter=st.meter,
             points=st.score,
             point_cards=_cards(st.points),

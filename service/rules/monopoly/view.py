@@ -27,6 +27,8 @@ class SeatView(msgspec.Struct, kw_only=True):
     name: str | None
     player_id: str | None = None
     bot: str | None = None
+    public_key: str | None = None
+    """The player's own key: the seat is keyed, and its every command signed by it (docs/signed-commands.md)."""
     cash: int
     position: int
     in_jail: bool
@@ -233,6 +235,7 @@ def _seat_view(s: State, i: int) -> SeatView:
         name=player.name if player else None,
         player_id=player.player_id if player else None,
         bot=player.bot if player else None,
+        public_key=player.public_key if player else None,
         cash=st.cash,
         position=st.position,
         in_jail=st.in_jail,

@@ -28,6 +28,8 @@ class SolitaireView(msgspec.Struct, kw_only=True):
     seat: int | None
     name: str | None
     player_id: str | None = None
+    public_key: str | None = None
+    """The player's own key: every command of theirs is signed by it (docs/signed-commands.md)."""
     layout: list[list[str | None]]
     """Rows 0..3; index ``i`` of a row is slot ``i + 1``; ``null`` is a gap."""
     runs: list[int]
@@ -68,6 +70,7 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> SolitaireView:
         seat=0 if own else None,
         name=player.name if player else None,
         player_id=player.player_id if player else None,
+        public_key=player.public_key if player else None,
         layout=[list(row) for row in board] if board else [],
         runs=list(grid.runs(board)) if board else [],
         redeals_left=s.redeals_left,

@@ -317,7 +317,6 @@ function gamePage(gameId, watch) {
     return h("section.box.seats", {},
       h("p", {}, "Waiting for players. "),
       view.seat == null && !watch ? h("button#join", { type: "button", onclick: async () => {
-        if (!confirmJoin(view)) return;
         try { await api.join(gameId, api.player() ? undefined : prompt("Your name?", "Guest") || "Guest"); location.reload(); }
         catch (e) { flash(e.message); }
       } }, "Take a seat") : null,

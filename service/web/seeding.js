@@ -36,7 +36,8 @@ export function seedingTag(game) {
   return el;
 }
 
-/** Whether a person still wants to join, asked only where the deal was chosen: a fair deal asks nothing. */
+/** Whether a person still wants to join from the lobby, whose row says it in short: asked only where the deal was
+ *  chosen (a fair deal asks nothing). The table says it in full right above its "Take a seat", so asks nothing. */
 export function confirmJoin(game) {
   const w = seedingWords(game);
   return w.kind !== "fixed" || confirm(`${w.title}: ${w.detail}.\n\nJoin anyway?`);

@@ -1,6 +1,7 @@
 """How a game's seed is made, on the page (issue 29): the lobby's row of a game and its table, before and after
 joining, say "Fair deal" for a game drawn with every player's seed and warn "Fixed deal" for one whose seed the admin
-chose; joining a fixed game asks first (a refusal joins nothing). At 375 px the lines fit the screen.
+chose; joining a fixed game from the lobby asks first (a refusal joins nothing), and its table gives the warning in
+full above "Take a seat". At 375 px the lines fit the screen.
 
 Every wait is on a selector or a condition."""
 
@@ -68,4 +69,10 @@ async def test_the_lobby_and_the_table_say_fair_or_fixed_and_a_fixed_join_asks_f
     await page.click("#join")
     await page.wait_for_function("() => document.querySelector('#table').dataset.seat === '0'")
     assert await page.inner_text("#seeding.fair") == FAIR and len(asked) == 2
+    # a fixed game's table warns before joining too, above its "Take a seat"
+    _, other = await two_games(live)
+    await page.goto(f"/#/games/{other}")
+    await page.locator("#join").wait_for()
+    assert await page.inner_text("#seeding.fixed") == FIXED
+    assert await page.evaluate(WIDTH) <= width + 2
     assert page.errors == []

@@ -190,6 +190,7 @@ class Games:
             "seed": seed.hex(),
             "created_at": str(created_at),
             "seats": str(seats),
+            "seeding": seeding,  # for GET /games, which reads metadata only
         }
         await self._append(game, Create(seeding=seeding, key_id=self.key_id), None, None, "", meta=meta, now=created_at)
         self._remember(game)

@@ -17,7 +17,6 @@ from service.projections import (
     read_audit,
     read_scores,
 )
-from service.rules.clock import turn_clock
 from service.rules.engine import GAMES, Game, audit_lines, export_header, log_lines, seat_record
 
 from . import schemas as s
@@ -25,6 +24,7 @@ from .auth import Caller, TokenRecord, caller, issue, new_id, require
 from .errors import ApiError, bad_body
 from .games import Games, SeatOf, Unseated, now_ms
 from .kinds import KINDS, config_for, default_seats, other_kind, server_command
+from .lobby import summaries
 from .openapi import doc
 from .signed import registered_key, sound_key
 
@@ -166,23 +166,14 @@ async def list_games(request: Request) -> HTTPResponse:
         return _answer(s.GameList([]))  # no game is of a kind the service does not have (and no key is read for it)
     store = request.app.ctx.store
     ids = await store.list_games(status, limit, kind or "")  # each kind and status has an index: a page reads `limit`
-    out = []
-    for game_id, meta in zip(ids, await store.metas(ids), strict=True):
+    listed = [
+        (game_id, meta)
+        for game_id, meta in zip(ids, await store.metas(ids), strict=True)
         # a listing races the games' own moves: show each as its metadata says now, and only where it still belongs
-        if meta is None or (kind is not None and meta["kind"] != kind) or (status is not None and meta["status"] != status):
-            continue
-        turn_seconds, forfeit_after = _clock(meta)
-        out.append(s.GameSummary(game_id, meta["kind"], int(meta["seats"]), int(meta.get("taken", 0)), meta["status"],
-                                 int(meta["created_at"]), turn_seconds, forfeit_after))
+        if meta is not None and (kind is None or meta["kind"] == kind) and (status is None or meta["status"] == status)
+    ]
+    out = await summaries(store, listed)
     return _answer(s.GameList(out))
-
-
-def _clock(meta: dict[str, str]) -> tuple[int | None, int | None]:
-    """A game's turn clock as its view shows it (``turn_clock``): none for a record without a config."""
-    rules = GAMES.get(meta["kind"])
-    if rules is None or "config" not in meta:  # a listing never fails on one game's record
-        return None, None
-    return turn_clock(msgspec.json.decode(meta["config"], type=rules.CONFIG))
 
 
 @bp.post("/games/<game_id:str>/seats")

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal, Union
 import msgspec
 
 from service.events.base import CommandId, CommandSig
+from service.events.common import Seeding
 from service.events.envelope import Envelope
 from service.events.receipt import Receipt
 from service.projections.leaderboard import Leader
@@ -15,6 +16,7 @@ from service.projections.scores import Scores
 from service.projections.solitaire_stats import SolitaireStats
 from service.rules.free_parking.ranking import Ranked
 from service.rules.free_parking.standings import TableStanding
+from service.rules.setup import SeedChosenBy
 
 from .errors import describe_pattern
 from .kinds import ALL_COMMANDS, BOT_NAMES, KINDS
@@ -131,6 +133,13 @@ class GameSummary(msgspec.Struct):
     turn_seconds: int | None = None
     """The game's turn clock (``null``: none), so a player sees it before joining; ``forfeit_after`` with it."""
     forfeit_after: int | None = None
+    seeding: Seeding = "legacy"
+    """How the game's seed is made, as its view says (docs/rng.md): ``combined`` (drawn from the committed server seed
+    and every seat's client seed), ``fixed`` (given at creation: the deal was chosen) or ``legacy`` (before client
+    seeds), so a player sees it before joining; ``seed_chosen_by`` with it."""
+    seed_chosen_by: SeedChosenBy | None = None
+    """Who chose a ``fixed`` game's seed: the ``admin``, or the game's ``creator`` (a solitaire's "play deal N again");
+    ``null`` when nobody did."""
 
 
 class GameList(msgspec.Struct):

@@ -3,7 +3,7 @@ their client seed; and, with the last seat, derive the game's seed from the serv
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -30,6 +30,21 @@ class Seeded(msgspec.Struct, frozen=True, kw_only=True):
     def rng_seed(self) -> bytes:
         """The key of every random stream (shuffles, dice): ``game_seed`` in a ``combined`` game, else ``seed``."""
         return rng_seed(self)
+
+
+SeedChosenBy = Literal["admin", "creator"]
+"""Who chose a ``fixed`` game's seed: the ``admin`` (the only one who may fix the seed of a kind whose config records
+no choice), or the game's ``creator`` where the kind lets a player choose the deal (a solitaire's "play deal N again",
+``config.seed_chosen``; the admin may have been that creator too: the log does not say who created a game)."""
+
+
+def seed_chosen_by(seeding: Seeding, config: Any) -> SeedChosenBy | None:
+    """Who chose the seed of a game dealt from a seed given at creation (``None``: nobody did, the seed was drawn), as
+    its state knows it: so a newcomer learns, before joining, that the deal was chosen and their client seed will
+    change nothing (issue 29)."""
+    if seeding != "fixed":
+        return None
+    return "creator" if getattr(config, "seed_chosen", False) else "admin"
 
 
 def created(event: type, kind: str, state: Any, rules_version: int, seeding: Seeding = "legacy", *, key_id: str | None = None) -> Any:

@@ -9,6 +9,7 @@ import { TABLES, tableFor } from "./tables/index.js";
 import { tick } from "./tables/clock.js";
 import { statsList } from "./tables/solitaire.js";
 import { replayPage } from "./replay.js";
+import { confirmJoin, seedingLine, seedingTag } from "./seeding.js";
 import { POLL_MAX_MS, every, offlineBanner } from "./reach.js";
 
 const POLL_MS = 500;
@@ -171,9 +172,11 @@ function lobby() {
   const row = (g, status) => h("tr", { dataset: { game: g.game_id } },
     h("td.id", {}, h("a", { href: `#/games/${g.game_id}${status === "waiting" ? "" : "/watch"}` }, g.game_id)),
     h("td", {}, tableFor(g.kind).title),
+    h("td.deal-cell", { dataset: { label: "Deal" } }, seedingTag(g)),
     status === "finished" ? finishedCells(g) : h("td", { title: "seats taken of the table's seats" }, `${g.taken}/${g.seats} seats`),
     h("td", {},
-      status === "waiting" ? h("button", { type: "button", onclick: async () => {
+      status === "waiting" ? h("button.join", { type: "button", onclick: async () => {
+        if (!confirmJoin(g)) return;
         try { await api.join(g.game_id, api.player() ? undefined : prompt("Your name?", "Guest") || "Guest"); location.hash = `#/games/${g.game_id}`; }
         catch (err) { flash(err.message); }
       } }, "Join") : null,
@@ -219,7 +222,8 @@ function gamePage(gameId, watch) {
   } }, "Skip to your actions");
   const tableEl = h("div.table#table", { dataset: { game: gameId } });
   const evidence = evidencePanel(gameId);   // every receipt this page is shown is kept and checked
-  main.replaceChildren(head, resultBox, seatsBox, skip, tableEl, evidence.root);
+  const seeding = h("div.seeding-box");   // how the deal is made, before and after joining
+  main.replaceChildren(head, seeding, resultBox, seatsBox, skip, tableEl, evidence.root);
   let shown = null;
   let current = null;
   let useToken = token;
@@ -239,6 +243,7 @@ function gamePage(gameId, watch) {
         watch ? h("a", { href: `#/games/${gameId}` }, "play") : h("a", { href: `#/games/${gameId}/watch` }, "spectate"),
         view.status === "finished" ? [" · ", h("a#replay-link", { href: `#/replay/${gameId}` }, "replay")] : null,
         " · ", h("a", { href: `/games/${gameId}/audit`, target: "_blank" }, "audit")));
+    seeding.replaceChildren(seedingLine(view));
     seatsBox.replaceChildren(view.status === "waiting" ? seatControls(view, table) : "");
     resultBox.replaceChildren(view.status === "finished" ? resultPanel(view, table) : "");
     tableEl.dataset.kind = view.kind;

@@ -17,6 +17,7 @@ from service.events.free_parking import FreeParkingClientCommand
 
 from ..close import Closed
 from ..clock import turn_clock
+from ..setup import SeedChosenBy, seed_chosen_by
 from . import actions, cards
 from .clock import turn_deadline
 from .legal import legal_commands
@@ -107,6 +108,9 @@ class FreeParkingView(msgspec.Struct, kw_only=True):
     seeding: Seeding = "legacy"
     """How the game's seed is made (docs/rng.md): ``combined`` (from the committed server seed and ``client_seeds``),
     ``fixed`` (chosen at creation, dealt as is) or ``legacy`` (a game from before client seeds)."""
+    seed_chosen_by: SeedChosenBy | None = None
+    """Who chose a ``fixed`` game's seed (``setup.seed_chosen_by``): the ``admin``, or the game's ``creator`` where the
+    kind lets a player choose the deal; ``null`` when the seed was not chosen."""
     client_seeds: list[str | None] = []
     """Each seat's client seed, by seat, as its ``seat_taken`` records it (public from the start): keep yours, and check
     it later with ``python -m replays verify LOG --client-seed SEAT:HEX``."""
@@ -170,6 +174,7 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> FreeParkingView
         winner=s.winner,
         closed=s.closed,
         seeding=s.seeding,
+        seed_chosen_by=seed_chosen_by(s.seeding, s.config),
         client_seeds=list(s.client_seeds),
     )
 

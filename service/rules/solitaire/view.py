@@ -12,6 +12,7 @@ from service.events.receipt import Receipt
 from service.events.solitaire import SolitaireClientCommand
 
 from ..close import Closed
+from ..setup import SeedChosenBy, seed_chosen_by
 from . import layout as grid
 from .hint import hint
 from .legal import legal_commands
@@ -47,6 +48,9 @@ class SolitaireView(msgspec.Struct, kw_only=True):
     seeding: Seeding = "legacy"
     """How the game's seed is made (docs/rng.md): ``combined`` (from the committed server seed and ``client_seeds``),
     ``fixed`` (chosen at creation, dealt as is) or ``legacy`` (a game from before client seeds)."""
+    seed_chosen_by: SeedChosenBy | None = None
+    """Who chose a ``fixed`` game's seed (``setup.seed_chosen_by``): the ``admin``, or the game's ``creator`` where the
+    kind lets a player choose the deal; ``null`` when the seed was not chosen."""
     client_seeds: list[str | None] = []
     """Each seat's client seed, by seat, as its ``seat_taken`` records it (public from the start): keep yours, and check
     it later with ``python -m replays verify LOG --client-seed SEAT:HEX``."""
@@ -83,5 +87,6 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> SolitaireView:
         seed_chosen=s.config.seed_chosen,
         closed=s.closed,
         seeding=s.seeding,
+        seed_chosen_by=seed_chosen_by(s.seeding, s.config),
         client_seeds=list(s.client_seeds),
     )

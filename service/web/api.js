@@ -1,4 +1,5 @@
 // The public HTTP API (../shared/API.md) through fetch, and the tokens this browser keeps in localStorage.
+import { ownKey, signed } from "./signing.js";
 import { clientSeedFor, rememberClientSeed } from "./storage.js";
 
 const PLAYER_KEY = "fp.player";   // {player_id, name, token} from POST /players
@@ -100,21 +101,25 @@ export async function register(name) {
 }
 
 /** Take a seat: with the player's token if registered, else as a guest called `name`; with a client seed of this
- *  browser's own (docs/rng.md), kept with the game's evidence (storage.js). */
+ *  browser's own (docs/rng.md) and, where WebCrypto can make one, this browser's own key (signing.js), both kept with
+ *  the game's evidence (storage.js): the seat is keyed, and every command from it signed. */
 export async function join(gameId, name) {
   const p = player();
   const clientSeed = clientSeedFor(gameId);  // the same one if this join is tried again
+  const key = await ownKey();
   const body = p ? { client_seed: clientSeed } : { name: name || "Guest", client_seed: clientSeed };
+  if (key) body.public_key = key.public_key;
   const answer = await post(`/games/${gameId}/seats`, body, p ? p.token : undefined);
   rememberSeat(gameId, answer.token || (p && p.token));
-  rememberClientSeed(gameId, answer.seat, clientSeed);
+  rememberClientSeed(gameId, answer.seat, clientSeed, key ? key.public_key : null);
   return answer;
 }
 
 export const addBot = (gameId, bot) => post(`/games/${gameId}/seats`, { bot });
 export const view = (gameId, token) => get(`/games/${gameId}`, token);
-export const send = (gameId, command, version, token) =>
-  post(`/games/${gameId}/commands`, { ...command, expected_version: version }, token);
+/** A command sent at `version`: signed by the player's own key when the seat is keyed (signing.js). */
+export const send = async (gameId, command, version, token) =>
+  post(`/games/${gameId}/commands`, await signed(gameId, command, version), token);
 export const stats = (playerId) => get(`/players/${playerId}/stats`);
 export const scores = (gameId) => get(`/games/${gameId}/scores`);
 export const replay = (gameId, at) => get(`/games/${gameId}/replay?at=${at}`);

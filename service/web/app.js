@@ -10,6 +10,7 @@ import { tick } from "./tables/clock.js";
 import { statsList } from "./tables/solitaire.js";
 import { replayPage } from "./replay.js";
 import { confirmJoin, seedingLine, seedingTag } from "./seeding.js";
+import { stillLegal } from "./signing.js";
 import { POLL_MAX_MS, every, offlineBanner } from "./reach.js";
 
 const POLL_MS = 500;
@@ -297,7 +298,9 @@ function gamePage(gameId, watch) {
     }
   };
 
-  ctx.send = async (command) => {
+  // A command is signed for the version it is sent at (signing.js): one refused as stale (409) is read again and, while
+  // it is still the player's to make (an interrupt another move raced), signed and sent again at the new version.
+  ctx.send = async (command, tries = 3) => {
     try {
       const answered = evidence.reading();
       const answer = await api.send(gameId, command, current.version, useToken);
@@ -305,9 +308,10 @@ function gamePage(gameId, watch) {
       show(answer.view, answered);
     } catch (e) {
       if (e.offline) return;   // the banner says so; the poll redraws the table when the service is back
-      flash(e.status === 409 ? "Someone acted first: the table is refreshed." : e.message, e.status === 409 ? "info" : "error");
       shown = null;
       await refresh().catch(() => {});
+      if (e.status === 409 && tries > 1 && current && stillLegal(current.legal, command)) return ctx.send(command, tries - 1);
+      flash(e.status === 409 ? "Someone acted first: the table is refreshed." : e.message, e.status === 409 ? "info" : "error");
     }
   };
 

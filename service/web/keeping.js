@@ -4,6 +4,7 @@
 // state goes back behind a receipt it signed.
 import * as api from "./api.js";
 import { checkSignature, conflicts, importKeys, verifyExport } from "./evidence.js";
+import { checkMoves } from "./signing.js";
 import { every } from "./reach.js";
 import { keep, kept, malformed, markVerified, storage } from "./storage.js";
 import { h } from "./tables/common.js";
@@ -232,7 +233,7 @@ export function evidencePanel(gameId) {
         const known = await serviceKeys().catch((e) => ({ keys: null, missing: `GET /keys failed (${e.message})` }));
         const report = await verifyExport(exportText, { receipts: record.receipts, clientSeed: record.client_seed, seat: record.seat,
                                                         keys: known.keys, noSignatures: known.missing, forward });
-        show(report);
+        show(withMoves(report, await checkMoves(exportText, record).catch((e) => failedMoves(e))));
         markVerified(gameId, report.ok && !!known.keys);   // passed, signatures and all: its record may make room later
       } while (again);
     })();
@@ -245,7 +246,8 @@ export function evidencePanel(gameId) {
     root.dataset.version = first ? first.version : "";
     const skipped = report.checks.filter((c) => c.ok === null);
     verdict.textContent = report.ok
-      ? `This is the game you played: ${report.passed} checks passed.` + skipped.map((c) => ` Not run: ${c.label.split(":")[0]} (${c.note}).`).join("")
+      ? `This is the game you played: ${report.passed} checks passed.` + (report.moves ? ` ${report.moves}` : "")
+        + skipped.map((c) => ` Not run: ${c.label.split(":")[0]} (${c.note}).`).join("")
       : `${first.version ? `Version ${first.version}` : "The export's header"} disagrees: ${first.what}: expected ${first.expected}, found ${first.found}.`;
     list.replaceChildren(
       ...report.checks.map((c) => h("li", { dataset: { check: c.id, result: c.ok === null ? "not-run" : c.ok ? "passed" : "failed" } },
@@ -253,6 +255,15 @@ export function evidencePanel(gameId) {
       h("li", { dataset: { check: "redecide", result: "python" } },
         "Re-deciding every command with the rules is for python -m replays verify (the game seed is recomputed and shown here, not re-played)"));
   };
+
+  /** The export's report with the moves check (signing.js) added: its problems first by version, like the others. */
+  const withMoves = (report, moves) => {
+    const problems = [...report.problems, ...moves.problems].sort((a, b) => a.version - b.version);
+    const passed = report.passed + (moves.check.ok ? moves.check.count : 0);
+    return { ...report, checks: [...report.checks, moves.check], problems, passed, ok: problems.length === 0, moves: moves.words };
+  };
+  const failedMoves = (e) => ({ check: { id: "moves", label: "your moves: every command in your name signed by your own key", count: 0,
+                                         ok: false, note: e.message }, problems: [{ version: 0, what: "your moves", expected: "a check that runs", found: e.message }], words: "" });
 
   const finished = async () => {
     if (ended) return;

@@ -92,8 +92,11 @@ export function clientSeedFor(gameId) {
   return seed;
 }
 
-export function rememberClientSeed(gameId, seat, clientSeed) {
-  save({ ...kept(gameId), seat, client_seed: clientSeed });
+/** The seat taken, the client seed it brought and the key it was taken with (null: unkeyed; signing.js). */
+export function rememberClientSeed(gameId, seat, clientSeed, publicKey = null) {
+  const record = { ...kept(gameId), seat, client_seed: clientSeed };
+  if (publicKey) record.public_key = publicKey; else delete record.public_key;
+  save(record);
 }
 
 /** The game's export was checked: `ok` marks its record as one that may make room when the storage is full. */

@@ -27,8 +27,27 @@ if not Path(CHROMIUM).exists() and not os.environ.get("FREE_PARKING_CI"):
 pytestmark = [pytest.mark.parametrize("live_kind", ["embedded"]), pytest.mark.shared_live]
 
 
-async def open_page(browser, live, hash_: str = "#/", *, width: int = 1280):
+NO_OWN_KEY = """
+(() => {
+  const generateKey = SubtleCrypto.prototype.generateKey;
+  SubtleCrypto.prototype.generateKey = function (algorithm, ...rest) {
+    const name = typeof algorithm === "string" ? algorithm : algorithm && algorithm.name;
+    if (String(name).toLowerCase() === "ed25519") {
+      return Promise.reject(new DOMException("Algorithm: Unrecognized name", "NotSupportedError"));
+    }
+    return generateKey.call(this, algorithm, ...rest);
+  };
+})();
+"""
+"""A page that cannot make a key of its own: it plays unkeyed (signing.js), as on a browser without Ed25519."""
+
+
+async def open_page(browser, live, hash_: str = "#/", *, width: int = 1280, keyed: bool = True):
+    """A page of the service; ``keyed=False``: one that cannot make a key of its own, so plays unkeyed — for a test
+    whose own API client moves in the page's seat too (a keyed seat's moves are the page's key's to sign)."""
     context = await browser.new_context(base_url=str(live.base_url), viewport={"width": width, "height": 900})
+    if not keyed:
+        await context.add_init_script(NO_OWN_KEY)
     page = await context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))

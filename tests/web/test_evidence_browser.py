@@ -23,11 +23,11 @@ from service.events.export import dumps, load
 from tests.api.conftest import ADMIN_HEADERS, bearer
 
 # the ``browser`` fixture and page helpers; where test_browser skips (no Chromium), this module skips with it
-from tests.web.test_browser import drawn, open_page, record_draws, register, version_after  # noqa: F401
+from tests.web.test_browser import NO_OWN_KEY, drawn, open_page, record_draws, register, version_after  # noqa: F401
 
 pytestmark = [pytest.mark.parametrize("live_kind", ["embedded"]), pytest.mark.shared_live]
 
-NO_ED25519 = """
+NO_ED25519 = NO_OWN_KEY + """
 (() => {
   const importKey = SubtleCrypto.prototype.importKey;
   SubtleCrypto.prototype.importKey = function (format, key, algorithm, ...rest) {
@@ -151,9 +151,11 @@ async def test_an_honest_game_played_in_the_page_is_the_game_you_played(live, br
     assert verdict.startswith("This is the game you played: ") and verdict.split(": ")[1].split()[0].isdigit(), verdict
     results = await checks(page)
     assert results == [["chain", "passed"], ["commitment", "passed"], ["seeding", "passed"], ["secrets", "passed"],
-                       ["signatures", "passed"], ["receipts", "passed"], ["forward", "passed"], ["redecide", "python"]]
+                       ["signatures", "passed"], ["receipts", "passed"], ["forward", "passed"], ["moves", "passed"],
+                       ["redecide", "python"]]
     assert "python -m replays verify" in await page.inner_text("#evidence-checks")
     assert await page.get_attribute("#evidence", "data-signatures") == "ok"
+    assert "Every move in your name is one you signed (3 moves)." in verdict, verdict  # two moves and the resignation
 
     # the page's own client seed is the one seat 0's seat_taken records, and the log verifies in Python
     text = (await live.get(f"/games/{game_id}/export")).content
@@ -161,6 +163,10 @@ async def test_an_honest_game_played_in_the_page_is_the_game_you_played(live, br
     seat_taken = msgspec.json.decode(next(e for e in envelopes if e.type == "seat_taken").public)
     record = await kept(page, game_id)
     assert seat_taken["client_seed"] == record["client_seed"] and seat_taken["client_seed_from"] == "player"
+    assert seat_taken["player"]["public_key"] == record["public_key"]  # the seat was keyed with the page's own key
+    signed = [e.sig for e in envelopes if e.actor == "seat:0" and e.command_id is not None]
+    assert len(signed) == 3 and set(signed) == set(record["signed"])  # every move signed by the page, and kept
+    assert "every move in a keyed player's name is one they signed (3 commands of Ann (seat 0))" in verify(header, envelopes).signed
     game_seed = verify(header, envelopes).game_seed
     assert game_seed and game_seed in await page.inner_text("#evidence-checks")  # recomputed in JS, as Python does
 
@@ -176,7 +182,8 @@ async def test_an_honest_game_played_in_the_page_is_the_game_you_played(live, br
 
 
 async def test_a_history_rebuilt_after_the_reveal_is_refused_at_a_receipt_it_contradicts(live, browser):  # noqa: F811
-    page, game_id, token = await solitaire_in_the_page(browser, live)
+    """On an unkeyed seat, where only the receipts can give the forgery away (a keyed one: the test below)."""
+    page, game_id, token = await solitaire_in_the_page(browser, live, init_script=NO_OWN_KEY)
     keep = await move(page, live, game_id, token)  # the forger keeps the game up to this first move
     await move(page, live, game_id, token)
     forged: dict[str, object] = {}
@@ -211,7 +218,35 @@ async def test_a_history_rebuilt_after_the_reveal_is_refused_at_a_receipt_it_con
     results = dict(await checks(page))
     # the forgery holds together on its own: only the receipts give it away
     assert results == {"chain": "passed", "commitment": "passed", "seeding": "passed", "secrets": "passed",
-                       "signatures": "passed", "receipts": "failed", "forward": "passed", "redecide": "python"}
+                       "signatures": "passed", "receipts": "failed", "forward": "passed", "moves": "not-run",
+                       "redecide": "python"}
+    assert page.errors == []
+
+
+async def test_a_history_rebuilt_in_a_keyed_players_name_is_refused_at_its_first_move_they_did_not_sign(live, browser):  # noqa: F811
+    """The same forgery on a keyed seat: its moves are the operator's, unsigned by the page's key — refused by Python
+    and by the page at the first of them, whatever the receipts say."""
+    page, game_id, token = await solitaire_in_the_page(browser, live)
+    keep = await move(page, live, game_id, token)
+    await move(page, live, game_id, token)
+    forged: dict[str, object] = {}
+
+    async def forge(route):
+        honest = await route.fetch()
+        header, envelopes = load(await honest.body())
+        forged_header, forged_log = played_on(header, envelopes, keep, random.Random(7))
+        verdict = verify(forged_header, forged_log)
+        forged["python"] = verdict.divergence
+        await route.fulfill(status=200, content_type="application/x-ndjson", body=dumps(forged_header, forged_log))
+
+    await page.route(f"**/games/{game_id}/export", forge)
+    await resign(page)
+    await page.locator("#evidence-checks li[data-check=moves][data-result=failed]").wait_for()
+    said = forged["python"]
+    assert said is not None and said.seq == keep + 1 and "did not sign" in said.what, said
+    moves = await page.inner_text("#evidence-checks li[data-check=moves]")
+    assert "your moves" in moves, moves
+    assert await page.get_attribute("#evidence", "data-version") == str(keep + 1)  # the first forged move, as Python says
     assert page.errors == []
 
 
@@ -229,6 +264,8 @@ async def test_a_browser_without_ed25519_says_the_signature_check_could_not_run(
     assert verdict.startswith("This is the game you played: ") and "Not run: receipt signatures" in verdict, verdict
     assert await page.get_attribute("#evidence-checks li[data-check=signatures]", "data-result") == "not-run"
     assert await page.get_attribute("#evidence-checks li[data-check=receipts]", "data-result") == "passed"
+    assert await page.get_attribute("#evidence-checks li[data-check=moves]", "data-result") == "not-run"
+    assert "you played unkeyed: this browser cannot keep an Ed25519 key (NotSupportedError)" in await page.inner_text("#evidence-checks")
     assert page.errors == []
 
 
@@ -335,8 +372,9 @@ async def test_a_view_answered_behind_a_receipt_the_page_held_is_flagged_naming_
 
 async def test_an_honest_command_answer_that_arrives_behind_the_stream_is_not_flagged(live, browser):  # noqa: F811
     """A command's answer names its own batch; moves after it can reach the page first (here a second move sent
-    through the API while the answer is held back): an earlier version after a later one, and nothing went back."""
-    page, game_id, token = await solitaire_in_the_page(browser, live)
+    through the API while the answer is held back): an earlier version after a later one, and nothing went back. The
+    seat is unkeyed (NO_OWN_KEY), so that the test's own client may move in it too."""
+    page, game_id, token = await solitaire_in_the_page(browser, live, init_script=NO_OWN_KEY)
     before = await api_view(live, game_id, token)
     held: asyncio.Future = asyncio.get_running_loop().create_future()
     release = asyncio.Event()

@@ -7,6 +7,8 @@ Every wait is on a selector or a condition."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from tests.api.conftest import ADMIN_HEADERS
@@ -42,24 +44,29 @@ async def test_the_lobby_and_the_table_say_fair_or_fixed_and_a_fixed_join_asks_f
     assert await page.evaluate(WIDTH) <= width + 2
     # joining the fixed game asks first: refused, nothing is joined; accepted, the seat is taken
     asked: list[str] = []
+    answered = asyncio.Event()
 
     async def answer(dialog, accept: bool) -> None:
         asked.append(dialog.message)
         await (dialog.accept() if accept else dialog.dismiss())
+        answered.set()
 
     page.once("dialog", lambda d: answer(d, False))
     await page.click(f"#games tr[data-game='{fixed}'] button.join")
+    await answered.wait()  # the listener runs as a task of its own: the click may return before it has
+    answered.clear()
     assert asked == [f"{FIXED}.\n\nJoin anyway?"]
     assert (await live.get(f"/games/{fixed}")).json()["players"][0]["name"] is None
     assert page.url.endswith("#/")
     page.once("dialog", lambda d: answer(d, True))
     await page.click(f"#games tr[data-game='{fixed}'] button.join")
+    await answered.wait()
     await page.wait_for_url(f"**#/games/{fixed}")
     # the table, once joined, keeps the warning
     line = page.locator("#seeding.fixed")
     await line.wait_for()
     assert await line.inner_text() == FIXED and len(asked) == 2
-    await page.wait_for_function("() => document.querySelector('#table').dataset.seat === '0'")
+    await page.wait_for_function("() => document.querySelector('#table')?.dataset.seat === '0'")
     assert await page.evaluate(WIDTH) <= width + 2
     # a drawn game's table says so before joining, joins without a question, and says so after
     await page.goto(f"/#/games/{drawn}")
@@ -67,7 +74,7 @@ async def test_the_lobby_and_the_table_say_fair_or_fixed_and_a_fixed_join_asks_f
     await fair.wait_for()
     assert await fair.inner_text() == FAIR
     await page.click("#join")
-    await page.wait_for_function("() => document.querySelector('#table').dataset.seat === '0'")
+    await page.wait_for_function("() => document.querySelector('#table')?.dataset.seat === '0'")
     assert await page.inner_text("#seeding.fair") == FAIR and len(asked) == 2
     # a fixed game's table warns before joining too, above its "Take a seat"
     _, other = await two_games(live)

@@ -129,7 +129,7 @@ def extended(entries: Sequence[Entry], keys: Sequence[PublicKey]) -> list[Entry]
                               f"records {_window(was)}, the keys list {said} — an earlier entry was rewritten")
     new = [(k.not_before, 0, k.key_id, k) for k in keys if k.key_id not in recorded]
     new += [(k.not_after, 1, k.key_id, k) for k in keys
-            if k.not_after is not None and recorded.get(k.key_id, k).not_after is None]
+            if k.not_after is not None and (k.key_id not in recorded or recorded[k.key_id].not_after is None)]
     out, last = list(entries), (entries[-1].at if entries else 0)
     for at, kind, key_id, key in sorted(new, key=lambda t: t[:3]):
         if at < last:

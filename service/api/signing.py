@@ -103,7 +103,7 @@ class Keyring:
 
     def sign(self, what: Signed) -> Receipt:
         sig = self.current.sign(signed_bytes(what)).hex()
-        return Receipt(**msgspec.structs.asdict(what), sig=sig)
+        return Receipt(**{f: getattr(what, f) for f in Signed.__struct_fields__}, sig=sig)
 
 
 def _entry(key: Ed25519PrivateKey, now_ms: int) -> PublicKey:

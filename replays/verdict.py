@@ -110,7 +110,8 @@ def contested_part(report: ReceiptReport) -> str:
     assert d is not None
     keys = ", ".join(report.contested_keys)
     text = (f"{len(report.contested)} receipts of key {keys}, whose signature checks out but whose key is in doubt (dated "
-            f"after its listed retirement, or a key the listings given disagree about), disagree with the log at versions {ranges(sorted(set(report.contested)))} (the first, of "
+            f"after its listed retirement, a key the listings given disagree about or none of them names, or under a "
+            f"listing head a chain given no longer holds), disagree with the log at versions {ranges(sorted(set(report.contested)))} (the first, of "
             f"version {d.version}: {d.what}: the receipt says {d.receipt}, the log has {d.log}): either {keys} leaked or "
             "its listing was changed after the fact")
     return text + "".join(f"; {conflict}" for conflict in report.listing_conflicts)

@@ -114,7 +114,8 @@ def _check_receipts(header: ExportHeader, envelopes: list[Envelope], given: list
         says = (f"the receipt of version {d.version}, signed by the service, says", "the log has")
         if keys is None:
             says = (f"the receipt of version {d.version} (its signature not checked) says", "the log has")
-        verdict.ok, verdict.divergence = False, Divergence(d.version, f"receipt: {d.what}", d.receipt, d.log, says)
+        divergence = Divergence(d.version, f"receipt: {d.what}", d.receipt, d.log, says, detail=report.back_dated)
+        verdict.ok, verdict.divergence = False, divergence
     elif report.contested:  # the service's own signature against the log: never set aside in silence
         verdict.ok, verdict.contested = False, contested_part(report)
 

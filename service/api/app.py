@@ -35,7 +35,7 @@ from .players import bp as players_bp
 from .routes import bp
 from .runner import Runner
 from .settings import Settings
-from .signing import KeyringError, Receipts, keyring_at, retired_from
+from .signing import Keyring, KeyringError, Receipts, keyring_at, retired_from
 from .tournaments import bp as tournaments_bp
 
 log = logging.getLogger("free_parking")
@@ -70,6 +70,12 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
     async def _open(app: Sanic) -> None:
         receipts = receipts_for(settings)
         store, durability = await open_store_for(settings)
+        if receipts is not None:
+            try:
+                await hold_listing_head(store, receipts.keyring)
+            except BaseException:
+                await store.close()
+                raise
         log.info("open http://%s:%d/ (pid %d) — store: %s (%s); durability: %s", _shown(settings.host), settings.port,
                  os.getpid(), store.name, settings.redis_url or settings.data_dir, durability.guarantee)
         app.ctx.store = store
@@ -130,6 +136,22 @@ def receipts_for(settings: Settings) -> Receipts | None:
         raise StartupRefused(str(e)) from e
     except OSError as e:
         raise StartupRefused(f"the keys folder {settings.keys_folder} cannot be used: {e.strerror or e}") from e
+
+
+async def hold_listing_head(store: Store, keyring: Keyring) -> None:
+    """Refuse a key listing's chain that does not extend the head the store recorded at the last start, then record
+    this one. The head is kept in the store, apart from the keyring's files: an operator who rewrites the chain there
+    by hand, however consistently, does not also rewrite it here by accident (docs/fairness.md, Keys)."""
+    recorded = await store.listing_head()
+    if recorded is not None:
+        n, head = recorded
+        if n > len(keyring.entries) or (n and keyring.entries[n - 1].hash != head):
+            raise StartupRefused(f"the key listing's chain (head {keyring.head[:12]}, {len(keyring.entries)} entries) does "
+                                 f"not extend the head {head[:12]} of {n} entries this store recorded when the service last "
+                                 "started: an earlier entry was rewritten; restore the chain (keys/keylist.json)")
+        if n == len(keyring.entries):
+            return
+    await store.put_listing_head(len(keyring.entries), keyring.head)
 
 
 async def open_store_for(settings: Settings) -> tuple[Store, Durability]:

@@ -12,7 +12,8 @@ from sanic.response import ResponseStream
 from service.events.base import Player
 from service.events.envelope import Envelope, canonical, redacted, seed_commitment
 from service.events.export import ExportHeader, dump
-from service.events.receipt import KeyList, Receipt
+from service.events.keylist import Listing
+from service.events.receipt import Receipt
 from service.projections import (
     read_audit,
     read_scores,
@@ -404,12 +405,14 @@ async def replay(request: Request, game_id: str) -> HTTPResponse:
 
 
 @bp.get("/keys")
-@doc("get", "/keys", "The public keys that sign receipts, with when each signs", answers={200: KeyList}, auth="none")
+@doc("get", "/keys", "The public keys that sign receipts, with when each signs, and the hash-chained record of the "
+     "listing (entries, head) that receipts v2 name", answers={200: Listing}, auth="none")
 async def keys(request: Request) -> HTTPResponse:
     """Every key that ever signed (a rotated one stays listed, ``not_after`` its last day), so any receipt can be
-    checked; empty when the service signs nothing."""
+    checked, and the chain of the listing's entries with its head (docs/fairness.md, Keys); empty when the service
+    signs nothing."""
     receipts = request.app.ctx.receipts
-    return _answer(receipts.keyring.listing() if receipts is not None else KeyList(keys=[]))
+    return _answer(receipts.keyring.listing() if receipts is not None else Listing(keys=[]))
 
 
 @bp.get("/openapi.json")

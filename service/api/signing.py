@@ -9,6 +9,15 @@ rotate`` starts a new key and keeps the old one listed, without its private half
 A key in the environment is rotated by the deployment, not by this command: it gives every host the new key and lists
 the old one's public half, with its ``not_after``, in the file ``FREE_PARKING_RETIRED_KEYS`` names (``retired_from``).
 
+Beside it, ``<keys dir>/keylist.json`` keeps the key listing as a hash-chained record (``service/events/keylist.py``):
+every key listed, every retirement, in time order, each entry chained to the one before. A file of its own, not a
+member of ``keyring.json``: it holds no secret (the one file an operator publishes, backs up, compares across hosts),
+and a deployment whose key is in the environment, which has no keyring file, keeps its chain too. At each start the
+listing computed as before (the keyring, the environment's key, the retired keys) must extend that chain — a key
+dropped, a window moved, an entry dated before the chain's last refuses the start — and what it adds is appended (a
+keyring from before chains gets its whole chain so at its first start). The keyring is written first, the chain
+after: a crash between them leaves a chain the next start extends, never one ahead of the keys.
+
 A receipt is signed once per version of a game (``Receipts``), whoever reads it: views, answers, pages and streams
 of the same version share one signature.
 """
@@ -27,9 +36,12 @@ import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from service.events import keylist
+from service.events.keylist import ChainBroken, Entry, Listing
 from service.events.receipt import KeyList, PublicKey, Receipt, Signed, key_id_of, signed_bytes, sound_public_key
 
 KEYRING = "keyring.json"
+CHAIN = "keylist.json"
 log = logging.getLogger("free_parking")
 
 
@@ -41,6 +53,10 @@ class KeyringFile(msgspec.Struct, kw_only=True):
     keys: list[PublicKey]
     private_key: str  # the current key's 32 raw bytes, hex
     current: str  # its key_id
+
+
+class ChainFile(msgspec.Struct, kw_only=True):
+    entries: list[Entry]
 
 
 def public_bytes(key: Ed25519PrivateKey) -> bytes:
@@ -60,10 +76,12 @@ def private_from_hex(text: str) -> Ed25519PrivateKey:
 class Keyring:
     """The key that signs now, and every public key that ever signed (``GET /keys``)."""
 
-    def __init__(self, current: Ed25519PrivateKey, keys: list[PublicKey]) -> None:
+    def __init__(self, current: Ed25519PrivateKey, keys: list[PublicKey], entries: list[Entry] | None = None) -> None:
         self.current = current
         self.key_id = key_id_of(public_bytes(current))
         self.keys = keys
+        self.entries = keylist.extended([], keys) if entries is None else entries
+        self.head = keylist.head(self.entries)
         for k in keys:  # a listing no verifier would accept is refused here, not served by GET /keys
             if key_id_of(bytes.fromhex(k.public_key)) != k.key_id:
                 raise KeyringError(f"the keyring lists key {k.key_id} with a public key whose id is not that")
@@ -79,12 +97,13 @@ class Keyring:
         if mine is None or mine.public_key != public_bytes(current).hex():
             raise KeyringError(f"the current key {self.key_id} is not among the listed keys")
 
-    def listing(self) -> KeyList:
-        return KeyList(keys=list(self.keys))
+    def listing(self) -> Listing:
+        """``GET /keys``: the keys as ever, and the chain they extend with its head."""
+        return Listing(keys=list(self.keys), entries=list(self.entries), head=self.head)
 
     def sign(self, what: Signed) -> Receipt:
         sig = self.current.sign(signed_bytes(what)).hex()
-        return Receipt(game_id=what.game_id, version=what.version, head=what.head, at=what.at, key_id=what.key_id, sig=sig)
+        return Receipt(**{f: getattr(what, f) for f in Signed.__struct_fields__}, sig=sig)
 
 
 def _entry(key: Ed25519PrivateKey, now_ms: int) -> PublicKey:
@@ -112,9 +131,9 @@ def _write_new(path: Path, ring: KeyringFile) -> bool:
             os.unlink(tmp)
 
 
-def _replace(path: Path, ring: KeyringFile) -> None:
+def _replace(path: Path, ring: KeyringFile | ChainFile, mode: int = 0o600) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     with os.fdopen(fd, "wb") as f:
         f.write(msgspec.json.format(msgspec.json.encode(ring)))
         f.flush()
@@ -170,29 +189,68 @@ def keyring_at(folder: Path, now_ms: int, signing_key: str | None = None, retire
     the file's current key, and is listed beside the file's keys (or alone, when there is no file). ``retired`` keys
     are listed too: the environment key's ``not_before`` is the last one's ``not_after`` (0 without one), the same on
     every host. A keyring file beside the environment's key has its key closed when the environment's first signs
-    (``_closed``): one key signs at a time, and the file's, whose private half lies there, no longer."""
+    (``_closed``): one key signs at a time, and the file's, whose private half lies there, no longer. The listing must
+    extend the chain in ``folder`` (``chained``)."""
     path = folder / KEYRING
     retired = list(retired)
     if signing_key is not None:
         key = private_from_hex(signing_key)
         listed = _closed(path, now_ms) if path.exists() else []
         entry = _entry(key, max((k.not_after or 0 for k in [*retired, *listed]), default=0))
-        return Keyring(key, [*_with_retired(listed, retired, entry.key_id, now_ms), entry])
+        keys = [*_with_retired(listed, retired, entry.key_id, now_ms), entry]
+        return Keyring(key, keys, chained(folder, keys))
     if not path.exists():
         key = Ed25519PrivateKey.generate()
         entry = _entry(key, now_ms)
         _write_new(path, KeyringFile(keys=[entry], private_key=key.private_bytes_raw().hex(), current=entry.key_id))
     ring = read_file(path)
     mine = [k for k in ring.keys if k.key_id == ring.current]
-    return Keyring(private_from_hex(ring.private_key), _with_retired(ring.keys, retired, ring.current, now_ms) + mine)
+    keys = _with_retired(ring.keys, retired, ring.current, now_ms) + mine
+    return Keyring(private_from_hex(ring.private_key), keys, chained(folder, keys))
+
+
+def _locked(folder: Path) -> contextlib.AbstractContextManager[object]:
+    """The keyring folder's lock (one writer of its files at a time: workers starting together, a rotation)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = open(folder / f".{KEYRING}.lock", "a")  # noqa: SIM115 — closed by the context manager, which releases it
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    return lock
+
+
+def read_chain(folder: Path) -> list[Entry]:
+    """The chain kept in ``folder`` (empty when there is none yet); ``KeyringError`` when it cannot be read."""
+    path = folder / CHAIN
+    if not path.exists():
+        return []
+    try:
+        return msgspec.json.decode(path.read_bytes(), type=ChainFile).entries
+    except (OSError, msgspec.DecodeError) as e:
+        raise KeyringError(f"the key listing's chain {path} cannot be read ({e}): restore it — it is the record every "
+                           "receipt names, and is never made again from the keys") from None
+
+
+def chained(folder: Path, keys: Sequence[PublicKey]) -> list[Entry]:
+    """The chain in ``folder`` extended by ``keys`` (``keylist.extended``), written back if that added an entry;
+    ``KeyringError``, in one line, when the chain does not check or ``keys`` rewrite it."""
+    with _locked(folder):
+        entries = read_chain(folder)
+        try:
+            longer = keylist.extended(entries, keys)
+        except ChainBroken as e:
+            raise KeyringError(f"{folder / CHAIN}: {e}") from None
+        if len(longer) > len(entries):
+            _replace(folder / CHAIN, ChainFile(entries=longer), 0o644)  # public: no secret in it
+            if entries:
+                log.warning("the key listing's chain %s: %d entries added, head %s", folder / CHAIN,
+                            len(longer) - len(entries), keylist.head(longer))
+        return longer
 
 
 def _closed(path: Path, now_ms: int) -> list[PublicKey]:
     """The keys of the file at ``path``, its current key's ``not_after`` set (to ``now_ms``, in the file) if it had
     none: the environment's key signs from then on. Written once, under a lock, so every worker of the host (and
     every later start) lists the same time."""
-    with open(path.with_name(f".{path.name}.lock"), "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+    with _locked(path.parent):
         ring = read_file(path)
         if any(k.key_id == ring.current and k.not_after is None for k in ring.keys):
             keys = [msgspec.structs.replace(k, not_after=now_ms) if k.key_id == ring.current else k for k in ring.keys]
@@ -204,13 +262,21 @@ def _closed(path: Path, now_ms: int) -> list[PublicKey]:
 
 
 def rotate(folder: Path, now_ms: int) -> tuple[str, str]:
-    """A new current key; the old one keeps its public half, valid until now. Returns (old key_id, new key_id)."""
+    """A new current key; the old one keeps its public half, valid until now, and both events are appended to the
+    chain (checked before the keyring is written: a keyring that rewrote its chain is not rotated, but refused).
+    Returns (old key_id, new key_id)."""
     path = folder / KEYRING
     ring = read_file(path)
+    chained(folder, ring.keys)
     key = Ed25519PrivateKey.generate()
     entry = _entry(key, now_ms)
     keys = [msgspec.structs.replace(k, not_after=k.not_after or now_ms) if k.key_id == ring.current else k for k in ring.keys]
+    try:
+        keylist.extended(read_chain(folder), [*keys, entry])
+    except ChainBroken as e:
+        raise KeyringError(f"{folder / CHAIN}: {e}") from None
     _replace(path, KeyringFile(keys=[*keys, entry], private_key=key.private_bytes_raw().hex(), current=entry.key_id))
+    chained(folder, [*keys, entry])
     return ring.current, entry.key_id
 
 
@@ -227,7 +293,8 @@ class Receipts:
         key = (game_id, version, head)
         receipt = self._signed.get(key)
         if receipt is None or receipt.at != at:
-            receipt = self.keyring.sign(Signed(game_id=game_id, version=version, head=head, at=at, key_id=self.key_id))
+            receipt = self.keyring.sign(Signed(game_id=game_id, version=version, head=head, at=at, key_id=self.key_id,
+                                               listing=self.keyring.head))
             self._signed[key] = receipt
             if len(self._signed) > self._size:
                 self._signed.popitem(last=False)

@@ -1,7 +1,9 @@
 """A receipt: the service's signature over what a game's log said at one version (docs/fairness.md).
 
 The signed bytes are ``b"free-parking/receipt/v1\\n"`` followed by the canonical JSON (sorted keys, no spaces) of
-``{"at", "game_id", "head", "key_id", "version"}``: the prefix keeps a receipt's signature from ever standing for any
+``{"at", "game_id", "head", "key_id", "version"}`` — or, for a receipt v2, which names the head of the key listing it
+was signed under (``listing``, ``service/events/keylist.py``), ``b"free-parking/receipt/v2\\n"`` and the same with
+``listing`` among them: the prefix keeps a receipt's signature from ever standing for any
 other message the key might sign. ``sig`` is the Ed25519 signature (RFC 8032) of those bytes, in lowercase hex, and
 ``key_id`` names the key: the first 16 hex digits of SHA-256 of its raw 32-byte public key. Anyone holding the public
 key (``GET /keys``) can check a receipt with any Ed25519 implementation; nothing here needs the service.
@@ -17,20 +19,23 @@ import msgspec
 from .envelope import canonical
 
 PREFIX = b"free-parking/receipt/v1\n"
+PREFIX_V2 = b"free-parking/receipt/v2\n"
 KeyId = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{16}(?!\n)$")]
 Hex64 = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}(?!\n)$")]
 Signature = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{128}(?!\n)$")]
 
 
-class Signed(msgspec.Struct, frozen=True, kw_only=True):
+class Signed(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """What a receipt vouches for: the log of ``game_id`` had ``version`` events, the last one's hash ``head`` and
-    time ``at`` (ms; 0 and 64 zeros before the first event)."""
+    time ``at`` (ms; 0 and 64 zeros before the first event); in a v2 receipt, that the key listing's head was then
+    ``listing`` (a v1 receipt has none, and encodes as it always did)."""
 
     game_id: str
     version: Annotated[int, msgspec.Meta(ge=0)]
     head: Hex64
     at: Annotated[int, msgspec.Meta(ge=0)]
     key_id: KeyId
+    listing: Hex64 | None = None
 
 
 class Receipt(Signed, frozen=True, kw_only=True):
@@ -38,9 +43,11 @@ class Receipt(Signed, frozen=True, kw_only=True):
 
 
 def signed_bytes(what: Signed) -> bytes:
-    """The bytes the signature covers: only the five fields, whatever else the object carries."""
+    """The bytes the signature covers: only the five fields (six in v2), whatever else the object carries."""
     fields = {"at": what.at, "game_id": what.game_id, "head": what.head, "key_id": what.key_id, "version": what.version}
-    return PREFIX + canonical(fields)
+    if what.listing is None:
+        return PREFIX + canonical(fields)
+    return PREFIX_V2 + canonical({**fields, "listing": what.listing})
 
 
 _P = 2**255 - 19

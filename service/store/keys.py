@@ -86,6 +86,11 @@ class Keys:
         return [self.meta(game_id), self.stream(game_id), self.commands(game_id), self.game_projection("scores", game_id),
                 self.game_projection("audit", game_id), self.due(p), self.archived(p)]
 
+    def listing_head(self) -> str:
+        """The head of the key listing's chain the service last started on (``n:head``): kept in the store, not beside
+        the keyring, so that whoever edits the keyring's files does not rewrite it too (service/api/signing.py)."""
+        return f"{self.ns}:keys:listing"
+
     def token(self, digest: str) -> str:
         return f"{self.ns}:token:{digest}"
 

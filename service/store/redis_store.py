@@ -320,6 +320,12 @@ class RedisStore(Store):
         pipe.hset(key, mapping=fields)
         _raise_first(await self._execute(pipe, [key]))
 
+    async def _op_put_listing_head(self, entries: int, head: str) -> None:
+        pipe = self.r.pipeline(transaction=False)
+        key = self.keys.listing_head()
+        pipe.set(key, f"{entries}:{head}")
+        _raise_first(await self._execute(pipe, [key]))  # acknowledged like an event: durably, where asked
+
     async def _op_put_tournament(self, tournament_id: str, record: bytes) -> None:
         pipe = self.r.pipeline(transaction=False)
         key = self.keys.tournament(tournament_id)

@@ -103,6 +103,18 @@ class Store:
         a runner that looked at it before another worker archived it must not give it a due entry again."""
         await self._write("clear_due", game_id, version, *(() if later is None else (later,)))
 
+    async def put_listing_head(self, entries: int, head: str) -> None:
+        """Record that the service serves the key listing's chain of ``entries`` entries ending at ``head``."""
+        await self._write("put_listing_head", entries, head)
+
+    async def listing_head(self) -> tuple[int, str] | None:
+        """The key listing's head recorded last (its number of entries, its hash), or ``None`` before the first."""
+        raw = await self._read(self.r.get(self.keys.listing_head()))
+        if raw is None:
+            return None
+        entries, _, head = raw.decode().partition(":")
+        return int(entries), head
+
     # --- rate limits: buckets kept outside the journal (a restart forgets them, which costs nothing) ---
 
     async def rate_take(self, bucket: str, now: int, interval_ms: int, burst: int) -> int:
@@ -223,6 +235,9 @@ class Store:
 
     async def _op_put_player(self, player_id: str, fields: dict[str, str]) -> None:
         await self.r.hset(self.keys.player(player_id), mapping=fields)
+
+    async def _op_put_listing_head(self, entries: int, head: str) -> None:
+        await self.r.set(self.keys.listing_head(), f"{entries}:{head}")
 
     async def _op_put_tournament(self, tournament_id: str, record: bytes) -> None:
         await self.r.set(self.keys.tournament(tournament_id), record, nx=True)

@@ -4,6 +4,7 @@
 // Re-deciding every command stays with `python -m replays verify`.
 const GENESIS = "0".repeat(64);
 const RECEIPT_PREFIX = "free-parking/receipt/v1\n";
+const RECEIPT_PREFIX_V2 = "free-parking/receipt/v2\n";
 const utf8 = new TextEncoder();
 const subtle = globalThis.crypto && globalThis.crypto.subtle;
 
@@ -121,9 +122,13 @@ export async function hmac(key, message) {
   return hex(await subtle.sign("HMAC", k, typeof message === "string" ? utf8.encode(message) : message));
 }
 
-/** The bytes a receipt's signature covers (service/events/receipt.py `signed_bytes`). */
-export const receiptBytes = (r) =>
-  utf8.encode(RECEIPT_PREFIX + canonical({ at: r.at, game_id: r.game_id, head: r.head, key_id: r.key_id, version: r.version }));
+/** The bytes a receipt's signature covers (service/events/receipt.py `signed_bytes`): v1, or v2 when it names the head
+ *  of the key listing it was signed under (`listing`). */
+export function receiptBytes(r) {
+  const fields = { at: r.at, game_id: r.game_id, head: r.head, key_id: r.key_id, version: r.version };
+  if (r.listing === undefined || r.listing === null) return utf8.encode(RECEIPT_PREFIX + canonical(fields));
+  return utf8.encode(RECEIPT_PREFIX_V2 + canonical({ ...fields, listing: r.listing }));
+}
 
 export class NoEd25519 extends Error {}
 

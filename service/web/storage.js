@@ -11,7 +11,8 @@ const HEX = (n) => new RegExp(`^[0-9a-f]{${n}}$`);
 const [HEAD, KEY_ID, SIG] = [HEX(64), HEX(16), HEX(128)];
 
 /** Why `receipt` is not a receipt (a field missing or of the wrong shape), or "" when it is well formed: game_id a
- *  string, version a non-negative integer, head 64 lowercase hex digits, at an integer, key_id 16, sig 128. */
+ *  string, version a non-negative integer, head 64 lowercase hex digits, at an integer, key_id 16, sig 128; a v2
+ *  receipt's listing 64. */
 export function malformed(receipt) {
   if (!receipt || typeof receipt !== "object" || Array.isArray(receipt)) return "not an object";
   if (typeof receipt.game_id !== "string" || !receipt.game_id) return "game_id is not a string";
@@ -20,6 +21,9 @@ export function malformed(receipt) {
   if (!Number.isSafeInteger(receipt.at)) return "at is not an integer";
   if (typeof receipt.key_id !== "string" || !KEY_ID.test(receipt.key_id)) return "key_id is not 16 lowercase hex digits";
   if (typeof receipt.sig !== "string" || !SIG.test(receipt.sig)) return "sig is not 128 lowercase hex digits";
+  if (receipt.listing != null && (typeof receipt.listing !== "string" || !HEAD.test(receipt.listing))) {
+    return "listing is not 64 lowercase hex digits";
+  }
   return "";
 }
 
@@ -114,8 +118,8 @@ export function keep(receipt) {
   if (malformed(receipt)) return false;
   const record = kept(receipt.game_id);
   if (record.receipts.some((r) => SAME(r, receipt))) return false;
-  const { game_id, version, head, at, key_id, sig } = receipt;
-  record.receipts.push({ game_id, version, head, at, key_id, sig });
+  const { game_id, version, head, at, key_id, sig, listing } = receipt;
+  record.receipts.push({ game_id, version, head, at, key_id, ...(listing != null ? { listing } : {}), sig });
   save(record);
   return true;
 }

@@ -21,7 +21,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from replays.receipts import load_keys
 from replays.verify import verify
-from service.api.signing import public_bytes
+from service.api.signing import CHAIN, KEYRING, ChainFile, KeyringError, Receipts, keyring_at, public_bytes, read_file, rotate
+from service.events import keylist
 from service.events.envelope import Envelope
 from service.events.export import ExportHeader, dumps
 from service.events.receipt import Receipt, Signed, key_id_of, signed_bytes
@@ -115,3 +116,78 @@ def test_the_command_line_exits_3_for_a_contested_log(attack, tmp_path):
 def test_the_header_type_is_unchanged():
     """Old exports keep their shape: the forged header above is an ordinary ``ExportHeader``."""
     assert "receipt" in ExportHeader.__struct_fields__
+
+
+# --- the same attack on the service's own keyring, its chained listing and receipts v2 -------------------------------
+
+
+@pytest.fixture(scope="module")
+def on_the_keyring(tmp_path_factory):
+    """The reviewer's exact steps on a real keyring folder: play keeping every receipt (v2, signed by the service's
+    ``Receipts``) and the listing of the time; rewrite the game from version 40; ``keys rotate``; edit keyring.json to
+    back-date the old key's ``not_after`` to the fork; restart. Then the operator also rebuilds the chain by hand,
+    consistently, so that the service starts, and signs the forgery's header with the new key."""
+    folder = tmp_path_factory.mktemp("keys")
+    honest_header, honest = export_of(simulate("free-parking", 2, bytes(range(32)), "disowned", ["greedy", "greedy"]))
+    ring = keyring_at(folder, honest[0].at - 1_000)
+    saved = msgspec.json.encode(ring.listing())
+    signer = Receipts(ring)
+    receipts = [signer.of(honest_header.game_id, v, honest[v - 1].hash, honest[v - 1].at) for v in range(1, len(honest) + 1)]
+    forged_header, forged = played_on(honest_header, honest, FORK, random.Random("another winner"))
+    parted = next(i for i, (a, b) in enumerate(zip(honest, forged)) if a.hash != b.hash)
+    rotate(folder, forged[-1].at + 1_000)
+    ring_file = read_file(folder / KEYRING)
+    back_dated = forged[parted].at - 1
+    keys = [msgspec.structs.replace(k, not_after=back_dated) if k.not_after is not None else
+            msgspec.structs.replace(k, not_before=back_dated) for k in ring_file.keys]  # fmt: skip
+    (folder / KEYRING).write_bytes(msgspec.json.encode(msgspec.structs.replace(ring_file, keys=keys)))
+    with pytest.raises(KeyringError) as refused:
+        keyring_at(folder, forged[-1].at + 2_000)
+    (folder / CHAIN).write_bytes(msgspec.json.encode(ChainFile(entries=keylist.extended([], keys))))  # by hand
+    today = keyring_at(folder, forged[-1].at + 2_000)
+    last = forged[-1]
+    forged_header = msgspec.structs.replace(forged_header, receipt=Receipts(today).of(forged_header.game_id, len(forged), last.hash, last.at))
+    return {"honest": (honest_header, honest), "forged": (forged_header, forged), "receipts": receipts,
+            "saved": saved, "today": msgspec.json.encode(today.listing()), "bare": ring.listing().keys[0].public_key,
+            "refused": str(refused.value), "parted": parted + 1}  # fmt: skip
+
+
+GIVEN = [("saved",), ("today",), ("saved", "today"), ("today", "saved"), ("bare",)]
+
+
+def test_the_service_refuses_to_start_on_the_back_dated_keyring(on_the_keyring):
+    refused = on_the_keyring["refused"]
+    assert "disagree with the key listing's chain" in refused and "\n" not in refused, refused
+
+
+@pytest.mark.parametrize("given", GIVEN, ids="+".join)
+def test_the_forgery_signed_under_a_rebuilt_chain_is_rejected_whatever_listings_are_given(on_the_keyring, given):
+    t = on_the_keyring
+    header, envelopes = t["forged"]
+    verdict = verify(header, envelopes, receipts=t["receipts"], keys=load_keys(t[name] for name in given))
+    assert verdict.status == "REJECTED" and verdict.divergence.seq == t["parted"], verdict.summary()
+    if "today" in given:
+        assert "the retirement was back-dated" in verdict.summary(), verdict.summary()
+    if len(given) == 2:
+        assert any("disagree about key" in c for c in verdict.receipts.listing_conflicts), verdict.receipts
+
+
+@pytest.mark.parametrize("given", GIVEN, ids="+".join)
+def test_the_honest_log_verifies_with_its_v2_receipts_whatever_listings_are_given(on_the_keyring, given):
+    t = on_the_keyring
+    header, envelopes = t["honest"]
+    verdict = verify(header, envelopes, receipts=t["receipts"], keys=load_keys(t[name] for name in given))
+    assert verdict.ok, verdict.summary()
+    assert verdict.receipts.checked == len(envelopes) and all(r.listing for r in t["receipts"])
+
+
+def test_the_command_line_rejects_the_forgery_with_todays_rebuilt_listing(on_the_keyring, tmp_path):
+    t = on_the_keyring
+    header, envelopes = t["forged"]
+    (tmp_path / "forged.ndjson").write_bytes(dumps(header, envelopes))
+    (tmp_path / "receipts.json").write_bytes(msgspec.json.encode(t["receipts"]))
+    (tmp_path / "keys.json").write_bytes(t["today"])
+    done = subprocess.run([sys.executable, "-m", "replays", "verify", str(tmp_path / "forged.ndjson"), "--receipts",
+                           str(tmp_path / "receipts.json"), "--key", str(tmp_path / "keys.json")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 1 and done.stdout.startswith("REJECTED ") and "back-dated" in done.stdout, done.stdout + done.stderr

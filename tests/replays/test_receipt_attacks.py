@@ -1,7 +1,8 @@
 """An outside review of the "receipts are never set aside in silence" change (issue 29): what could still get a forgery OK,
 an honest log refuted with material anyone can make, or the command line's words at odds with its exit status.
 
-Each test is named for the behaviour it expects, and failed when written; all but one (marked, strict) hold now.
+Each test is named for the behaviour it expects, and failed when written; all hold now (the last
+open one, a key dropped from today's listing, since the key listing became a hash-chained record).
 """
 
 from __future__ import annotations
@@ -45,16 +46,18 @@ def rotated():
             "keys": (k0, k1, k2)}  # fmt: skip
 
 
-@pytest.mark.xfail(strict=True, reason="open (issue 29): a receipt under a key no listing given names is set aside, as "
-                   "anyone can make one; what binds the operator is a hash-chained key listing whose head each receipt "
-                   "names (receipts v2), not built yet. Given the listing saved while playing, the forgery is REJECTED")
 def test_a_forgery_is_not_ok_when_todays_listing_drops_the_key_that_signed_the_receipts_after_the_fork(rotated):
     """The issue-29 attack with the old key dropped from GET /keys instead of back-dated (docs say a rotated key stays
-    listed). The receipts of K0 (before the fork) agree and count; those of K1 (after it) are "set aside, not the
-    service's under the keys given" — and the forgery is OK, exit 0."""
+    listed). The receipts of K0 (before the fork) agree and count; those of K1 (after it) were "set aside, not the
+    service's under the keys given" — and the forgery was OK, exit 0. Today's listing leaves the time from K0's
+    retirement to K2's listing, when the game was played, with no key signing: it dropped one, so K1's receipts that
+    disagree contest the log; the honest log, which they agree with, still verifies."""
     header, envelopes = rotated["forged"]
     verdict = verify(header, envelopes, receipts=rotated["receipts"], keys=load_keys([rotated["today"]]))
     assert not verdict.ok, verdict.summary()
+    assert verdict.status == "CONTESTED" and "a key was dropped from the listing" in verdict.contested, verdict.summary()
+    honest_header, honest = rotated["honest"]
+    assert verify(honest_header, honest, receipts=rotated["receipts"], keys=load_keys([rotated["today"]])).ok
 
 
 def test_a_key_only_one_of_the_listings_given_names_does_not_reject_an_honest_log(rotated):

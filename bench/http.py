@@ -6,6 +6,8 @@ A round runs the load generator (a separate process: ``bench.loadgen``) for the 
 - the service on the embedded store, one worker (benchmark 8: the same load as on Redis);
 - the service on Redis with two workers (benchmark 6);
 - the service on Redis signing no receipts (benchmark 9: what signing every version costs);
+- the service on Redis with every seat keyed, each command signed by its player (benchmark 9k: what checking the
+  players' signatures costs);
 then times the append script alone: ``EVALSHA`` called directly, one call at a time, for its own p99.
 """
 
@@ -39,10 +41,12 @@ def measures() -> dict[str, Measure]:
         "8": Measure("8", "embedded store: HTTP commands/s (same load)", "the service on real Redis", 0.5, "min"),
         "9": Measure("9", "HTTP commands/s with signed receipts (1 worker, Redis)", "the same service signing nothing (--no-receipts)",
                      0.9, "min"),
+        "9k": Measure("9k", "HTTP commands/s with every seat keyed, each command signed by its player (1 worker, Redis)",
+                      "the same load, unkeyed seats (docs/signed-commands.md)", 0.85, "min"),
     }
 
 
-def _run(server, mode: str, args, seed: int, get_ratio: float = 0.5, redis=None) -> dict:
+def _run(server, mode: str, args, seed: int, get_ratio: float = 0.5, redis=None, keyed: bool = False) -> dict:
     """The load generator against ``server`` (a context manager yielding its URL and process); the result, with the
     server's CPU seconds per request (its processes', and the private redis-server's apart) over the whole run."""
     with server as (url, proc):
@@ -52,7 +56,7 @@ def _run(server, mode: str, args, seed: int, get_ratio: float = 0.5, redis=None)
             samples[marker] = (procs.cpu_seconds(proc.pid), _redis_cpu(redis))
 
         result = procs.loadgen(url, mode=mode, games=args.games, duration=args.duration, warmup=args.warmup, seed=seed,
-                               get_ratio=get_ratio, on_marker=sample)
+                               get_ratio=get_ratio, on_marker=sample, keyed=keyed)
     if result["errors"]:
         raise RuntimeError(f"load generator errors ({mode}): {result['errors']}")
     (cpu0, rcpu0), (cpu1, rcpu1) = samples["window-start"], samples["window-end"]
@@ -93,6 +97,11 @@ def run(args, ms: dict[str, Measure], log) -> None:
                 log(f"  round {rnd + 1}: service, no receipts:      {_short(unsigned)}")
                 ms["9"].add(game["commands_per_s"] / unsigned["commands_per_s"],
                             f"{game['commands_per_s']:.0f} vs {unsigned['commands_per_s']:.0f} commands/s")
+            if "9k" in args.only:
+                keyed = _run(procs.service(1, redis.url), "game", args, seed, redis=redis, keyed=True)
+                log(f"  round {rnd + 1}: service, keyed seats:      {_short(keyed)}")
+                ms["9k"].add(keyed["commands_per_s"] / game["commands_per_s"],
+                             f"{keyed['commands_per_s']:.0f} vs {game['commands_per_s']:.0f} commands/s")
             if "6" in args.only or "6c" in args.only:
                 two = _run(procs.service(2, redis.url), "game", args, seed, redis=redis)
                 log(f"  round {rnd + 1}: service (Redis, 2 workers): {_short(two)}")

@@ -10,6 +10,9 @@ replaced by a new one (its creation and seating are counted as other requests, n
 the probability the game run measured (``--get-ratio``), then a command ``POST`` of a game's size; both answers
 decoded as in game mode. Only requests that start after ``--warmup`` seconds and finish before its end count.
 
+``--keyed``: every seat joins with a key of its own and signs each command (docs/signed-commands.md), as a page does:
+what signed commands cost the service, measured against the same load unkeyed.
+
 It prints one JSON object: commands, other requests, seconds, commands/s, the command latencies' percentiles.
 The client is deliberately lean (no httpx: its per-request cost is several times this one's) so that, on a small
 machine, as much CPU as possible is left to the server under test.
@@ -126,11 +129,32 @@ class Tally:
         self.errors[what] = self.errors.get(what, 0) + 1
 
 
-class GameClient:
-    """One game's seats, played over one connection."""
+class Signer:
+    """A seat's own Ed25519 key: signs a command at the version it is sent at, with a command id of its own."""
 
-    def __init__(self, conn: Connection, tally: Tally, rnd: random.Random, seats: int) -> None:
-        self.c, self.t, self.rnd, self.seats = conn, tally, rnd, seats
+    def __init__(self) -> None:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        self.key = Ed25519PrivateKey.generate()
+        self.public_key = self.key.public_key().public_bytes_raw().hex()
+        self.n = 0
+
+    def signed(self, game_id: str, command: dict, version: int) -> dict:
+        from service.events.command_sig import signed_command
+        from service.events.envelope import canonical
+
+        self.n += 1
+        command_id = f"k{self.n}"
+        sig = self.key.sign(signed_command(game_id, version, command_id, canonical(command))).hex()
+        return {**command, "expected_version": version, "command_id": command_id, "sig": sig}
+
+
+class GameClient:
+    """One game's seats, played over one connection; ``keyed``: each seat signs its commands with a key of its own."""
+
+    def __init__(self, conn: Connection, tally: Tally, rnd: random.Random, seats: int, keyed: bool = False) -> None:
+        self.c, self.t, self.rnd, self.seats, self.keyed = conn, tally, rnd, seats, keyed
+        self.signers: dict[str, Signer] = {}  # by token: a key is its player's, wherever a trade of places seats them
 
     async def call(self, method: str, path: str, body: Any = None, token: str | None = None, kind: str = "other") -> tuple[int, Any]:
         raw = b"" if body is None else _json_encode(body)
@@ -160,10 +184,14 @@ class GameClient:
             raise HttpError(f"create: {status} {g}")
         tokens = []
         for i in range(self.seats):
-            status, a = await self.call("POST", f"/games/{g['game_id']}/seats", {"name": f"Bot {i}"})
+            signer = Signer() if self.keyed else None
+            join = {"name": f"Bot {i}", **({"public_key": signer.public_key} if signer else {})}
+            status, a = await self.call("POST", f"/games/{g['game_id']}/seats", join)
             if status != 201:
                 raise HttpError(f"seat: {status} {a}")
             tokens.append(a["token"])
+            if signer is not None:
+                self.signers[a["token"]] = signer
         return g["game_id"], tokens
 
     async def play(self, stop_at: float) -> None:
@@ -194,7 +222,9 @@ class GameClient:
                 latest = v
             if not v["legal"]:
                 raise HttpError(f"seat {actor} has nothing legal at version {v['version']}")
-            command = dict(pick(v["legal"], self.rnd), expected_version=v["version"])
+            signer = self.signers.get(by_seat[actor])
+            chosen = pick(v["legal"], self.rnd)
+            command = signer.signed(game_id, chosen, v["version"]) if signer else dict(chosen, expected_version=v["version"])
             status, answer = await self.call("POST", path, command, by_seat[actor], kind="command")
             if status == 200:
                 if any(e["type"] == "places_traded" for e in answer["events"]):
@@ -246,7 +276,7 @@ async def run(args: argparse.Namespace) -> dict:
     # the window is set once every game is set up (game mode creates its games first, untimed)
     tally = Tally(float("inf"), float("inf"))
     if args.mode == "game":
-        clients = [GameClient(c, tally, random.Random(rnd.random()), args.seats) for c in conns]
+        clients = [GameClient(c, tally, random.Random(rnd.random()), args.seats, args.keyed) for c in conns]
         first = await asyncio.gather(*(cl.new_game() for cl in clients))
     else:
         command = {"type": "discard", "card": "M40-2"}
@@ -307,6 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--duration", type=float, default=5.0)
     p.add_argument("--get-ratio", type=float, default=0.5, help="bare mode: view GETs per command")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--keyed", action="store_true", help="game mode: every seat signs its commands with a key of its own")
     args = p.parse_args(argv)
     try:
         import uvloop

@@ -177,11 +177,12 @@ def bare(workers: int = 1) -> Iterator[tuple[str, subprocess.Popen]]:
 
 
 def loadgen(url: str, *, mode: str, games: int, duration: float, warmup: float, seed: int, get_ratio: float = 0.5,
-            seats: int = 4, timeout: float = 120, on_marker=None) -> dict:
+            seats: int = 4, timeout: float = 120, on_marker=None, keyed: bool = False) -> dict:
     """Run the load generator in its own process; its result. ``on_marker(name)`` is called at its markers
     (``window-start``, ``window-end``: the measured window), e.g. to sample the servers' CPU time."""
     cmd = [PY, "-m", "bench.loadgen", "--url", url, "--mode", mode, "--games", str(games), "--seats", str(seats),
-           "--duration", str(duration), "--warmup", str(warmup), "--seed", str(seed), "--get-ratio", f"{get_ratio:.4f}"]
+           "--duration", str(duration), "--warmup", str(warmup), "--seed", str(seed), "--get-ratio", f"{get_ratio:.4f}",
+           *(["--keyed"] if keyed else [])]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     killer = threading.Timer(timeout, proc.kill)

@@ -11,6 +11,8 @@ standing for another message the key signs.
 
 from __future__ import annotations
 
+import functools
+
 import msgspec
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -39,13 +41,24 @@ def signed_in(env: Envelope) -> bytes | None:
 def signature_holds(public_key: str, sig: str | None, message: bytes) -> bool:
     """Whether ``sig`` is ``public_key``'s Ed25519 signature of ``message``. A key of small order (which "signs" every
     message) or not canonically encoded never holds: with one, anyone could sign in the player's name."""
-    if sig is None:
+    verifier = _verifier(public_key)
+    if sig is None or verifier is None:
         return False
     try:
-        raw = bytes.fromhex(public_key)
-        if not sound_public_key(raw):
-            return False
-        Ed25519PublicKey.from_public_bytes(raw).verify(bytes.fromhex(sig), message)
+        verifier.verify(bytes.fromhex(sig), message)
     except (ValueError, InvalidSignature):
         return False
     return True
+
+
+@functools.lru_cache(maxsize=4096)
+def _verifier(public_key: str) -> Ed25519PublicKey | None:
+    """The key, loaded once and checked once (``sound_public_key`` is curve arithmetic in Python: several times the
+    cost of a signature check), for every command a seat signs with it; ``None``: no key to check anything against."""
+    try:
+        raw = bytes.fromhex(public_key)
+    except ValueError:
+        return None
+    if not sound_public_key(raw):
+        return None
+    return Ed25519PublicKey.from_public_bytes(raw)

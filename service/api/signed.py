@@ -45,9 +45,10 @@ def check_signed(game: Game, seat: int | None, command: Any, command_id: str | N
     assert command_id is not None
     message = signed_command(game.game_id, game.version, command_id, game.codec.command_body(command))
     if not signature_holds(key, command.sig, message):
+        # the bytes the service checked, so a client author sees at once where theirs differ (a default sent, an order)
         raise ApiError(401, "bad_signature", f"`sig` is not the signature of seat {seat}'s key over this command at "
                        f"version {game.version} (docs/signed-commands.md says which bytes are signed)",
-                       seat=seat, version=game.version, key=key)
+                       seat=seat, version=game.version, key=key, signed=message.decode())
 
 
 def sound_key(public_key: str | None) -> str | None:

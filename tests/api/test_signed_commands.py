@@ -15,6 +15,8 @@ import pytest
 
 from replays.receipts import load_keys
 from replays.verify import verify
+from service.events.command_sig import signed_command
+from service.events.envelope import canonical
 from service.events.export import load
 from tests.api.conftest import ADMIN_HEADERS, bearer
 from tests.api.helpers import assert_error, log_of, pick, trade_places, trade_places_seed, view
@@ -117,6 +119,8 @@ async def test_a_signature_over_anything_but_this_command_at_this_version_is_401
     before = await log_of(api, game_id)
     error = assert_error(await send(api, game_id, tokens[i], body), 401, "bad_signature")
     assert error["detail"]["version"] == version
+    rebuilt = signed_command(game_id, version, "c1", canonical(command))
+    assert error["detail"]["signed"] == rebuilt.decode()  # what the service checked: the bytes a client must sign
     assert await log_of(api, game_id) == before
     signed = keys[i].signed(game_id, version, "c1", command)  # the same command, signed as it is: it goes through
     assert (await send(api, game_id, tokens[i], signed)).status_code == 200

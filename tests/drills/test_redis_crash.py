@@ -121,7 +121,12 @@ async def test_a_redis_that_lost_its_last_writes_is_followed_not_contradicted(se
         finally:
             await client.aclose()
         kept = await versions(api, bots)
-        await asyncio.sleep(0.8)
+
+        async def gained_past_the_aof() -> bool:  # enough acknowledged writes held in memory only, to be lost
+            now = await versions(api, bots)
+            return sum(now[g][0] - kept[g][0] for g in bots) > 60
+
+        await wait_until(gained_past_the_aof, 30, "60 events acknowledged after the append-only file was switched off")
         ahead = await versions(api, bots)
         server.kill()
         server.restart()  # with its append-only file as it was when it was switched off

@@ -14,6 +14,10 @@ Found by this review, each failing before its fix:
   the page's kept key, but an API client had no way to tell the verifier which key they joined with: receipts signed by
   a dishonest service during the game agree with such a log. ``verify(player_keys=)`` / ``--player-key SEAT:HEX`` now
   says it, as ``--client-seed`` does for the client seed.
+- a log without its seed (a game going on) is not re-decided, and its signature check let through a ``sig`` on an
+  envelope no seat's command opened, a keyed player's move rewritten as the server's, and crashed on an actor
+  ``seat:x``; each is now refused.
+- a ``command_id`` ending in a newline was accepted (``$`` matches before one); now 400.
 """
 
 from __future__ import annotations

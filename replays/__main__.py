@@ -106,7 +106,9 @@ def _check_log(data: bytes, args: argparse.Namespace, console: Console, bar: Pro
     header, envelopes = load(data)
     receipts, keys = args.evidence
     client_seeds = dict(args.client_seed or []) or None
-    verdict = verify(header, envelopes, commitment=args.commitment, client_seeds=client_seeds, receipts=receipts, keys=keys)
+    player_keys = dict(getattr(args, "player_key", None) or []) or None
+    verdict = verify(header, envelopes, commitment=args.commitment, client_seeds=client_seeds, receipts=receipts, keys=keys,
+                     player_keys=player_keys)
     if not verdict.ok or not args.quiet:
         console.print(verdict.summary() + where, markup=False)
     args.contested += verdict.status == "CONTESTED"
@@ -261,6 +263,14 @@ def _claim(text: str) -> tuple[int, str]:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _key_claim(text: str) -> tuple[int, str]:
+    """``SEAT:HEX`` as ``--player-key`` takes it: the public key the player joined SEAT with."""
+    try:
+        return _claim(text)
+    except argparse.ArgumentTypeError as e:
+        raise argparse.ArgumentTypeError(str(e).replace("client seed", "public key")) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m replays", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -274,6 +284,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="a public key that signs receipts: 64 hex digits, or a file of GET /keys (repeatable)")
     v.add_argument("--client-seed", action="append", type=_claim, metavar="SEAT:HEX",
                    help="the client seed you sent for SEAT (repeatable): the log must record exactly that one")
+    v.add_argument("--player-key", action="append", type=_key_claim, metavar="SEAT:HEX",
+                   help="the public key you joined SEAT with (repeatable): the log must record exactly that one, and "
+                        "every move in your name must carry its signature")
     v.add_argument("-q", "--quiet", action="store_true", help="print only rejections and the total")
     v.add_argument("--jobs", type=_jobs, default=1, metavar="N",
                    help="verify a bundle's tables in N processes at once (default 1; the verdict is the same)")

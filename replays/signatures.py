@@ -13,7 +13,8 @@ from __future__ import annotations
 import msgspec
 
 from service.events.command_sig import signature_holds, signed_in
-from service.events.envelope import Envelope, actor_seat
+from service.events.common import Close, Create, TakeSeat, Timeout
+from service.events.envelope import Envelope
 
 from .verdict import fail
 
@@ -41,15 +42,28 @@ class SignatureReport(msgspec.Struct, kw_only=True):
         return text + (f"; seats {', '.join(map(str, self.unkeyed))} unkeyed" if self.unkeyed else "")
 
 
-def check(envelopes: list[Envelope]) -> SignatureReport:
-    """The report, or ``Rejected`` at the first command in a keyed player's name that they did not sign."""
+def check(envelopes: list[Envelope], claims: dict[int, str] | None = None) -> SignatureReport:
+    """The report, or ``Rejected`` at the first command in a keyed player's name that they did not sign. ``claims``:
+    the key each of these seats' players says they joined it with (seat → 64 hex digits, ``--player-key``): its
+    ``seat_taken`` must record exactly that one, or an operator who left the key out (or put their own in) and signed
+    nothing (or everything) themselves would go unseen — the log alone cannot tell, nor can receipts it signed."""
     seats: dict[int, Sitter] = {}
     report = SignatureReport()
+    claims = {seat: key.strip().lower() for seat, key in (claims or {}).items()}
     for env in envelopes:
         if env.type in ("seat_taken", "places_traded"):
-            _seated(env, seats, report)
-        seat = actor_seat(env.actor)
-        if seat is None or bytes(env.command) == b"null":
+            _seated(env, seats, report, claims)
+        if bytes(env.command) == b"null":  # a batch's later event: only the command's own envelope carries its sig
+            if env.sig is not None:
+                fail(env.seq, "signature (on an event no command opened)", "no sig", f"sig {env.sig[:16]}…")
+            continue
+        seat = _seat(env)
+        if seat is None:  # the server's own command: nobody signs it, and a seat's move is never one
+            tag = _tag(env)
+            if env.sig is not None or tag not in SERVER_TAGS:
+                fail(env.seq, "command of the server (only the service's own commands are)",
+                     f"one of {', '.join(sorted(SERVER_TAGS))}, unsigned",
+                     f"{tag}{f', sig {env.sig[:16]}…' if env.sig is not None else ''}")
             continue
         sitter = seats.get(seat)
         if sitter is None or sitter.public_key is None:
@@ -65,7 +79,41 @@ def check(envelopes: list[Envelope]) -> SignatureReport:
                  f"version {env.seq - 1}", found)
         report.checked += 1
     report.unkeyed = sorted(s for s, sitter in seats.items() if sitter.public_key is None)
+    taken = {_seat_of(env) for env in envelopes if env.type == "seat_taken"}
+    for seat in sorted(set(claims) - taken):
+        fail(0, f"key of seat {seat}", f"{claims[seat]} (the key you say you joined with)", "no seat_taken for that "
+             "seat in this log", ("you say you joined with", "but there is"))
     return report
+
+
+SERVER_TAGS = frozenset(c.__struct_config__.tag for c in (Create, TakeSeat, Timeout, Close))
+
+
+class _Tagged(msgspec.Struct):
+    type: str
+
+
+def _seat(env: Envelope) -> int | None:
+    """The seat ``env``'s actor names (``None``: the server); a log without its seed is not re-decided, so an actor
+    of any other form is refused here rather than read as a seat (or crash the verifier)."""
+    if env.actor == "server":
+        return None
+    seat = env.actor.removeprefix("seat:")
+    if not env.actor.startswith("seat:") or not (seat.isascii() and seat.isdecimal()) or len(seat) > 3:
+        fail(env.seq, "actor", "server or seat:<n>", env.actor)
+    return int(seat)
+
+
+def _tag(env: Envelope) -> str:
+    try:
+        return msgspec.json.decode(env.command, type=_Tagged).type
+    except msgspec.DecodeError as e:
+        fail(env.seq, "command", "a command", f"{bytes(env.command)[:120]!r} ({e})")
+    raise AssertionError  # unreachable: fail raises
+
+
+def _seat_of(env: Envelope) -> int:
+    return msgspec.json.decode(env.public, type=_Seated).seat
 
 
 class _Seated(msgspec.Struct):
@@ -74,8 +122,10 @@ class _Seated(msgspec.Struct):
     other: int | None = None
 
 
-def _seated(env: Envelope, seats: dict[int, Sitter], report: SignatureReport) -> None:
-    """Who sits where after ``env``: a seat taken, or two players trading places (each keeps their key)."""
+def _seated(env: Envelope, seats: dict[int, Sitter], report: SignatureReport, claims: dict[int, str]) -> None:
+    """Who sits where after ``env``: a seat taken, or two players trading places (each keeps their key). A key keys
+    one seat of a table: the signed bytes name no seat, so with one key at two seats a signature would not say which
+    of them moved (the service refuses such a join, 409 ``already_seated``)."""
     try:
         event = msgspec.json.decode(env.public, type=_Seated)
     except msgspec.DecodeError as e:
@@ -84,6 +134,15 @@ def _seated(env: Envelope, seats: dict[int, Sitter], report: SignatureReport) ->
         a, b, nobody = event.seat, event.other if event.other is not None else event.seat, Sitter("", None)
         seats[a], seats[b] = seats.get(b, nobody), seats.get(a, nobody)
     elif event.player is not None:
+        key = event.player.public_key
+        if event.seat in claims and key != claims[event.seat]:
+            fail(env.seq, f"key of seat {event.seat} (recorded when the seat was taken)",
+                 f"{claims[event.seat]} (the key you say you joined with)", key or "no key",
+                 ("you say you joined with", "but the log records"))
+        other = next((s for s, sitter in seats.items() if key is not None and sitter.public_key == key), None)
+        if other is not None:
+            fail(env.seq, f"key of seat {event.seat} (a key keys one seat: the signed bytes name none)",
+                 "a key no other seat holds", f"{key[:16]}…, the key of seat {other}")
         seats[event.seat] = event.player
         if event.player.public_key is not None:
             report.keyed.append((event.player.name, event.seat))

@@ -62,23 +62,25 @@ def verify(
     progress: Callable[[int], None] | None = None,
     receipts: list[Receipt] | None = None,
     keys: Keys | None = None,
+    player_keys: dict[int, str] | None = None,
 ) -> Verdict:
     """Check the log; ``commitment`` is the seed commitment a player was shown at the start, if they kept it, and
     ``client_seeds`` the client seed each of those seats says it sent (seat → 64 hex digits). ``receipts`` (and the
     ``keys`` that signed them) are what players were shown: the log must agree with each (replays/receipts.py), and
-    the export's own receipt too, when it has one."""
+    the export's own receipt too, when it has one. ``player_keys``: the public key each of those seats says it joined
+    with (seat → 64 hex digits): the log's ``seat_taken`` must record exactly that one (replays/signatures.py)."""
     verdict = _verify_log(header, envelopes, commitment, progress, client_seeds)
     if verdict.ok:
-        _check_signatures(envelopes, verdict)
+        _check_signatures(envelopes, verdict, player_keys)
     if verdict.ok and (receipts is not None or keys is not None or header.receipt is not None):
         _check_receipts(header, envelopes, receipts, keys, verdict)
     return verdict
 
 
-def _check_signatures(envelopes: list[Envelope], verdict: Verdict) -> None:
+def _check_signatures(envelopes: list[Envelope], verdict: Verdict, claims: dict[int, str] | None = None) -> None:
     """Every command in a keyed player's name against their key (replays/signatures.py)."""
     try:
-        verdict.signed = signatures.check(envelopes).words()
+        verdict.signed = signatures.check(envelopes, claims).words()
     except Rejected as r:
         verdict.ok, verdict.divergence = False, r.divergence
 

@@ -237,6 +237,10 @@ class Games:
         seated = {st.player.player_id for st in game.state.seats if st.player}
         if player.player_id in seated:
             raise ApiError(409, "already_seated", "This player already has a seat at this game")
+        keys = {st.player.public_key for st in game.state.seats if st.player and st.player.public_key}
+        if player.public_key is not None and player.public_key in keys:  # the signed bytes name no seat: the key does
+            raise ApiError(409, "already_seated", "A seat of this game is already keyed with this `public_key`: a key "
+                           "keys one seat per game (docs/signed-commands.md)", public_key=player.public_key)
         if game.rules.status_of(game.state) != "waiting":
             raise ApiError(409, "game_full", "Every seat of this game is taken", game_id=game.game_id)
         free = sum(st.player is None for st in game.state.seats)

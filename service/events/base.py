@@ -11,7 +11,7 @@ from typing import Annotated
 
 import msgspec
 
-CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+$")]
+CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+(?!\n)$")]
 PlayerKey = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}(?!\n)$")]
 """A player's own Ed25519 public key: its 32 raw bytes as 64 lowercase hex digits (docs/signed-commands.md)."""
 CommandSig = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{128}(?!\n)$")]

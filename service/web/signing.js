@@ -109,6 +109,11 @@ export async function checkMoves(exportText, record) {
       problems.push({ version: env.seq, what: "your seat's key", expected: `your key ${record.public_key.slice(0, 16)}…`,
                      found: `${env.public.player.public_key || "no key"} recorded when the seat was taken` });
     }
+    if (env.type === "seat_taken" && env.public.seat !== seat && env.public.player.public_key === record.public_key) {
+      // the signed bytes name no seat: with your key at another seat too, your signatures would move either of them
+      problems.push({ version: env.seq, what: "your key at another seat", expected: `your key at seat ${seat} alone`,
+                     found: `your key recorded for seat ${env.public.seat} too` });
+    }
     if (env.type === "places_traded" && [env.public.seat, env.public.other].includes(seat)) {
       seat = seat === env.public.seat ? env.public.other : env.public.seat;
     }

@@ -2,6 +2,8 @@
 // game the export checked in the browser against the receipts and the client seed the page kept (keeping.js keeps
 // them and watches them as they arrive). Only WebCrypto (SHA-256, HMAC-SHA256, Ed25519): no crypto code of our own.
 // Re-deciding every command stays with `python -m replays verify`.
+import { judge, readListings, uncovered } from "./windows.js";
+
 const GENESIS = "0".repeat(64);
 const RECEIPT_PREFIX = "free-parking/receipt/v1\n";
 const RECEIPT_PREFIX_V2 = "free-parking/receipt/v2\n";
@@ -187,15 +189,17 @@ export function parseExport(text) {
 
 /**
  * Check an export in the browser. `receipts`: the ones the page kept; `clientSeed`/`seat`: what this page sent when it
- * joined; `keys`: importKeys' map, or null when Ed25519 is missing (`noSignatures` says why). Returns
- * {checks: [{id, label, count, ok, note}], problems: [{version, what, expected, found}], passed, gameSeed, seeding}.
+ * joined; `keys`: importKeys' map, or null when Ed25519 is missing (`noSignatures` says why); `listings`: the GET /keys
+ * answers the page holds, whose windows put keys in doubt (windows.js). Returns {checks: [{id, label, count, ok, note,
+ * contested?}], problems: [{version, what, expected, found}], passed, status, contested, gameSeed, seeding}: `status`
+ * "passed", "failed" or "contested" (the command line's OK, REJECTED, CONTESTED), `contested` its words.
  * `forward`: {reads, back: [[held, answered], ...], unbound: [{version, head, found}, ...]} (keeping.js `Forward`), the
  * page's reads of the present state, those the service answered behind a receipt it had signed, and the views (and
  * command answers) that came without a receipt of their own version and head. Each problem names the version (seq) where the log
  * disagrees; 0 is the header.
  */
-export async function verifyExport(text, { receipts = [], clientSeed = null, seat = null, keys = null, noSignatures = "",
-                                           forward = null } = {}) {
+export async function verifyExport(text, { receipts = [], clientSeed = null, seat = null, keys = null, listings = [],
+                                           noSignatures = "", forward = null } = {}) {
   const problems = [];
   const checks = [];
   const problem = (version, what, expected, found) => problems.push({ version, what, expected: String(expected), found: String(found) });
@@ -318,31 +322,43 @@ export async function verifyExport(text, { receipts = [], clientSeed = null, sea
     check("secrets", "secret digests: every hidden card against the revealed seed", count, problems.length === n, withheld ? `${withheld} withheld, not checked` : "");
   }
 
-  // 5. the receipts: signed by the service's key, two of one version agree, and the log has each one's head and time
+  // 5. the receipts: signed by the service's key, two of one version agree, and the log has each one's head and time —
+  // or, under a key the listings put in doubt, the log is contested (windows.js: the command line's decision)
   const mine = [...receipts, ...(header.receipt ? [header.receipt] : [])].filter((r) => r && r.game_id === header.game_id);
+  let held = null, counted = mine, dropped = [];
   if (keys) {
     const n = problems.length;
-    for (const r of mine) {
-      const result = await checkSignature(r, keys);
-      if (result !== "ok") problem(r.version, "receipt signature", `a signature by key ${r.key_id} that checks out`, result);
+    try { held = await readListings(listings); }
+    catch (e) { problem(0, "the key listing (GET /keys)", "a listing whose chain checks link by link", e.message); }
+    const results = await Promise.all(mine.map((r) => checkSignature(r, keys)));
+    // a key none of the listings names, while they leave a time of this game unsigned: dropped from them, judged below
+    const gap = uncovered(held, envs);
+    dropped = mine.filter((r, i) => gap && results[i] === "unknown key");
+    counted = mine.filter((r, i) => results[i] === "ok");
+    for (const [i, r] of mine.entries()) {
+      if (results[i] !== "ok" && !dropped.includes(r)) problem(r.version, "receipt signature", `a signature by key ${r.key_id} that checks out`, results[i]);
+    }
+    const kept = receipts.filter((r) => r && r.game_id === header.game_id);
+    if (kept.length && !kept.some((r) => counted.includes(r))) {   // as the command line: they are no check of the log at all
+      problem(0, "receipts", "a receipt signed by the service", `${kept.length} receipts of game ${header.game_id}, none signed by a key given`);
     }
     check("signatures", "receipt signatures (Ed25519, GET /keys)", mine.length, problems.length === n);
   } else {
     check("signatures", "receipt signatures (Ed25519, GET /keys)", 0, null, `could not run: ${noSignatures || "no keys"}`);
   }
+  let contested = "";
   {
     const n = problems.length;
-    for (const [a, b] of conflicts(mine)) problem(a.version, "two receipts of one version", `head ${a.head} at ${a.at}`, `head ${b.head} at ${b.at}`);
-    for (const r of mine) {
-      if (r.version > envs.length) {
-        problem(r.version, "receipt: version (the log ends before it)", `version ${r.version}, head ${r.head}`, `${envs.length} events`);
-        continue;
-      }
-      const [head, at] = r.version ? [envs[r.version - 1].hash, envs[r.version - 1].at] : [GENESIS, 0];
-      if (r.head !== head) problem(r.version, "receipt: head", `the service signed ${r.head}`, `the log has ${head}`);
-      else if (r.at !== at) problem(r.version, "receipt: time of the last event", `the service signed ${r.at}`, `the log has ${at}`);
+    const judged = judge(counted, dropped, envs, held);
+    const doubted = new Set(judged.doubted);   // two receipts of one version, one of them in doubt: contested, as the command line says
+    for (const [a, b] of conflicts(mine.filter((r) => !doubted.has(r)))) problem(a.version, "two receipts of one version", `head ${a.head} at ${a.at}`, `head ${b.head} at ${b.at}`);
+    for (const { disagreement: d, backDated } of judged.refuting) {
+      problem(d.version, `receipt: ${d.what}`, `the service signed ${d.receipt}`, `the log has ${d.log}${backDated ? `; ${backDated}` : ""}`);
     }
-    check("receipts", "your receipts against the chain: the log has each one's head and time", mine.length, problems.length === n);
+    contested = judged.contested;
+    check("receipts", "your receipts against the chain: the log has each one's head and time", mine.length, problems.length === n && !contested,
+          contested ? "contested: receipts under a key in doubt disagree with the log" : "");
+    if (contested) checks[checks.length - 1].contested = true;
   }
   if (forward) {   // heads only moved forward: no read of the present answered behind a receipt held when it was sent
     const n = problems.length;
@@ -356,11 +372,13 @@ export async function verifyExport(text, { receipts = [], clientSeed = null, sea
     check("forward", "heads only moved forward: every view with its own receipt, at or after the receipts you held when you asked",
           forward.reads, problems.length === n);
   }
-  return finish(checks, problems, gameSeed, seeding);
+  return finish(checks, problems, gameSeed, seeding, contested);
 }
 
-function finish(checks, problems, gameSeed = null, seeding = "") {
+/** `status`: the command line's verdict — "failed" (REJECTED) for any problem, else "contested" or "passed" (OK). */
+function finish(checks, problems, gameSeed = null, seeding = "", contested = "") {
   problems.sort((a, b) => a.version - b.version);
   const passed = checks.filter((c) => c.ok).reduce((n, c) => n + c.count, 0);
-  return { checks, problems, passed, ok: problems.length === 0, gameSeed, seeding };
+  const status = problems.length ? "failed" : contested ? "contested" : "passed";
+  return { checks, problems, passed, ok: status === "passed", status, contested, gameSeed, seeding };
 }

@@ -232,7 +232,8 @@ export function evidencePanel(gameId) {
         const record = kept(gameId);
         const known = await serviceKeys().catch((e) => ({ keys: null, missing: `GET /keys failed (${e.message})` }));
         const report = await verifyExport(exportText, { receipts: record.receipts, clientSeed: record.client_seed, seat: record.seat,
-                                                        keys: known.keys, noSignatures: known.missing, forward });
+                                                        keys: known.keys, listings: known.listing ? [known.listing] : [],
+                                                        noSignatures: known.missing, forward });
         show(withMoves(report, await checkMoves(exportText, record).catch((e) => failedMoves(e))));
         markVerified(gameId, report.ok && !!known.keys);   // passed, signatures and all: its record may make room later
       } while (again);
@@ -242,16 +243,19 @@ export function evidencePanel(gameId) {
 
   const show = (report) => {
     const first = report.problems[0];
-    root.dataset.state = report.ok ? "passed" : "failed";
+    root.dataset.state = report.status;
     root.dataset.version = first ? first.version : "";
     const skipped = report.checks.filter((c) => c.ok === null);
-    verdict.textContent = report.ok
+    verdict.textContent = report.status === "passed"
       ? `This is the game you played: ${report.passed} checks passed.` + (report.moves ? ` ${report.moves}` : "")
         + skipped.map((c) => ` Not run: ${c.label.split(":")[0]} (${c.note}).`).join("")
+      : report.status === "contested" ? `CONTESTED: ${report.contested}`   // the command line's words (replays/verdict.py)
       : `${first.version ? `Version ${first.version}` : "The export's header"} disagrees: ${first.what}: expected ${first.expected}, found ${first.found}.`;
+    const result = (c) => (c.ok === null ? "not-run" : c.contested ? "contested" : c.ok ? "passed" : "failed");
+    const mark = { "not-run": "○ not run", contested: "?", passed: "✓", failed: "✗" };
     list.replaceChildren(
-      ...report.checks.map((c) => h("li", { dataset: { check: c.id, result: c.ok === null ? "not-run" : c.ok ? "passed" : "failed" } },
-        `${c.ok === null ? "○ not run" : c.ok ? "✓" : "✗"} ${c.label} (${c.count})${c.note ? ` — ${c.note}` : ""}`)),
+      ...report.checks.map((c) => h("li", { dataset: { check: c.id, result: result(c) } },
+        `${mark[result(c)]} ${c.label} (${c.count})${c.note ? ` — ${c.note}` : ""}`)),
       h("li", { dataset: { check: "redecide", result: "python" } },
         "Re-deciding every command with the rules is for python -m replays verify (the game seed is recomputed and shown here, not re-played)"));
   };
@@ -260,7 +264,8 @@ export function evidencePanel(gameId) {
   const withMoves = (report, moves) => {
     const problems = [...report.problems, ...moves.problems].sort((a, b) => a.version - b.version);
     const passed = report.passed + (moves.check.ok ? moves.check.count : 0);
-    return { ...report, checks: [...report.checks, moves.check], problems, passed, ok: problems.length === 0, moves: moves.words };
+    const status = problems.length ? "failed" : report.status;
+    return { ...report, checks: [...report.checks, moves.check], problems, passed, ok: status === "passed", status, moves: moves.words };
   };
   const failedMoves = (e) => ({ check: { id: "moves", label: "your moves: every command in your name signed by your own key", count: 0,
                                          ok: false, note: e.message }, problems: [{ version: 0, what: "your moves", expected: "a check that runs", found: e.message }], words: "" });

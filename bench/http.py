@@ -101,7 +101,8 @@ def run(args, ms: dict[str, Measure], log) -> None:
                 keyed = _run(procs.service(1, redis.url), "game", args, seed, redis=redis, keyed=True)
                 log(f"  round {rnd + 1}: service, keyed seats:      {_short(keyed)}")
                 ms["9k"].add(keyed["commands_per_s"] / game["commands_per_s"],
-                             f"{keyed['commands_per_s']:.0f} vs {game['commands_per_s']:.0f} commands/s")
+                             f"{keyed['commands_per_s']:.0f} vs {game['commands_per_s']:.0f} commands/s; worker CPU a request "
+                             f"{keyed['server_cpu_us']:.0f} vs {game['server_cpu_us']:.0f} µs")
             if "6" in args.only or "6c" in args.only:
                 two = _run(procs.service(2, redis.url), "game", args, seed, redis=redis)
                 log(f"  round {rnd + 1}: service (Redis, 2 workers): {_short(two)}")

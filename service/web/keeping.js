@@ -4,7 +4,7 @@
 // state goes back behind a receipt it signed.
 import * as api from "./api.js";
 import { checkSignature, conflicts, importKeys, verifyExport } from "./evidence.js";
-import { checkMoves } from "./signing.js";
+import { checkMoves, unkeyedBecause } from "./signing.js";
 import { every } from "./reach.js";
 import { keep, kept, malformed, markVerified, storage } from "./storage.js";
 import { h } from "./tables/common.js";
@@ -85,6 +85,13 @@ const saveButton = (id, name, data) => h(`button#${id}`, { type: "button", oncli
   setTimeout(() => URL.revokeObjectURL(url), 60000);
 } }, name);
 
+/** The command line that checks what this page kept, with the key its seat was taken with (if any). */
+function verifyCommand(gameId) {
+  const record = kept(gameId);
+  const key = record.public_key && record.seat != null ? ` --player-key ${record.seat}:${record.public_key}` : "";
+  return ` — then python -m replays verify LOG --receipts receipts-${gameId}.json --key keys.json${key}`;
+}
+
 /** The evidence box of a game's page. `receive(receipt)` from every streamed event; `answer(answer)` from a command's
  *  answer (its receipt is of its own `version` and `head`); `reading()` as a read of the present state (a view, or a
  *  command whose answer brings one) is sent: it gives the function the answer's view goes to. `finished()` once the game
@@ -97,6 +104,7 @@ export function evidencePanel(gameId) {
   const verdict = h("p#evidence-verdict", {}, "");
   const list = h("ul#evidence-checks.small");
   const files = h("p#evidence-files.small");
+  const commandLine = h("span.muted#evidence-command", {}, "");
   root.append(h("h3", {}, "Evidence you keep"), status, signatures, stored, verdict, list, files);
   const sig = { ok: 0, bad: [], missing: "", failed: "" };   // missing: no Ed25519 (for good); failed: GET /keys did not answer
   const vouched = new Map();   // receipt → its check: "ok", "bad", or "unchecked" (no Ed25519: it came over the page's own connection)
@@ -109,7 +117,11 @@ export function evidencePanel(gameId) {
   const paint = () => {
     const record = kept(gameId);
     status.textContent = `${record.receipts.length} signed receipts kept in this browser` +
-      (record.client_seed ? `; your client seed for seat ${record.seat}: ${record.client_seed}` : "");
+      (record.client_seed ? `; your client seed for seat ${record.seat}: ${record.client_seed}` : "") +
+      (record.seat == null ? "" : record.public_key ? `; your moves are signed by this browser's own key ${record.public_key}`
+        : `; you play unkeyed (your moves are the service's word): ${unkeyedBecause || "this seat was taken without a key"}`);
+    root.dataset.keyed = record.seat == null ? "" : record.public_key ? "yes" : "no";
+    commandLine.textContent = verifyCommand(gameId);
     signatures.textContent = (sig.missing
       ? `The signature check could not run: ${sig.missing}. The receipts are kept; check them with python -m replays verify.`
       : sig.failed ? `The signature check could not run yet: ${sig.failed}; trying again.`
@@ -144,7 +156,7 @@ export function evidencePanel(gameId) {
   };
   files.append("Download: ", saveButton("evidence-receipts", `receipts-${gameId}.json`, () => kept(gameId).receipts), " ",
                saveButton("evidence-keys", "keys.json", async () => (await serviceKeys()).listing),
-               h("span.muted", {}, ` — then python -m replays verify LOG --receipts receipts-${gameId}.json --key keys.json`));
+               commandLine);
   storage.addEventListener("change", paint);
 
   const idOf = (receipt) => [receipt.version, receipt.head, receipt.at, receipt.key_id, receipt.sig].join(":");   // all it signs, and the sig

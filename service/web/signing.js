@@ -127,6 +127,6 @@ export async function checkMoves(exportText, record) {
     count++;
     if (mine.has(env.sig)) fromHere++;
   }
-  const words = problems.length ? "" : `Every move in your name is one you signed (${count} moves${fromHere < count ? `, ${fromHere} of them kept by this page` : ""}).`;
+  const words = problems.length ? "" : `Every move in your name is one you signed (${count} move${count === 1 ? "" : "s"}${fromHere < count ? `, ${fromHere} of them kept by this page` : ""}).`;
   return { check: { id: "moves", label, count, ok: problems.length === 0, note: "" }, problems, words };
 }

@@ -156,6 +156,8 @@ async def test_an_honest_game_played_in_the_page_is_the_game_you_played(live, br
     assert "python -m replays verify" in await page.inner_text("#evidence-checks")
     assert await page.get_attribute("#evidence", "data-signatures") == "ok"
     assert "Every move in your name is one you signed (3 moves)." in verdict, verdict  # two moves and the resignation
+    assert await page.get_attribute("#evidence", "data-keyed") == "yes"
+    assert f"--player-key 0:{record['public_key']}" in await page.inner_text("#evidence-command")
 
     # the page's own client seed is the one seat 0's seat_taken records, and the log verifies in Python
     text = (await live.get(f"/games/{game_id}/export")).content
@@ -266,6 +268,9 @@ async def test_a_browser_without_ed25519_says_the_signature_check_could_not_run(
     assert await page.get_attribute("#evidence-checks li[data-check=receipts]", "data-result") == "passed"
     assert await page.get_attribute("#evidence-checks li[data-check=moves]", "data-result") == "not-run"
     assert "you played unkeyed: this browser cannot keep an Ed25519 key (NotSupportedError)" in await page.inner_text("#evidence-checks")
+    assert await page.get_attribute("#evidence", "data-keyed") == "no"
+    assert "you play unkeyed (your moves are the service's word): this browser cannot keep" in await page.inner_text("#evidence-status")
+    assert "--player-key" not in await page.inner_text("#evidence-command")
     assert page.errors == []
 
 

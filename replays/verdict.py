@@ -45,6 +45,8 @@ class Verdict(msgspec.Struct, kw_only=True):
     """The seed the re-decided game drew from after its last seat (hex): a combined game's derived seed."""
     signed: str = ""
     """Which seats were keyed and that every move in their players' names is one they signed (``signatures``)."""
+    bots: str = ""
+    """How many bot moves were re-derived from their seats' own views, and which bots predate that (``bots``)."""
 
     @property
     def status(self) -> str:
@@ -68,6 +70,8 @@ class Verdict(msgspec.Struct, kw_only=True):
             parts.append(self.seeding)
         if self.signed:
             parts.append(self.signed)
+        if self.bots:
+            parts.append(self.bots)
         return "; ".join(parts) + "".join(f"; {n}" for n in self.notes)
 
 

@@ -44,7 +44,7 @@ from service.rules.engine import Game, rules_for
 from service.rules.errors import RuleViolation
 from service.rules.rng import RNG_ID
 
-from . import seeds, signatures
+from . import bots, seeds, signatures
 from .difference import difference
 from .receipts import Keys, signature_ok
 from .receipts import check as check_receipts
@@ -72,6 +72,8 @@ def verify(
     verdict = _verify_log(header, envelopes, commitment, progress, client_seeds)
     if verdict.ok:
         _check_signatures(envelopes, verdict, player_keys)
+    if verdict.ok and verdict.redecided:
+        _check_bots(header, envelopes, verdict)
     if verdict.ok and (receipts is not None or keys is not None or header.receipt is not None):
         _check_receipts(header, envelopes, receipts, keys, verdict)
     return verdict
@@ -81,6 +83,17 @@ def _check_signatures(envelopes: list[Envelope], verdict: Verdict, claims: dict[
     """Every command in a keyed player's name against their key (replays/signatures.py)."""
     try:
         verdict.signed = signatures.check(envelopes, claims).words()
+    except Rejected as r:
+        verdict.ok, verdict.divergence = False, r.divergence
+
+
+def _check_bots(header: ExportHeader, envelopes: list[Envelope], verdict: Verdict) -> None:
+    """Every server bot's move re-derived from its own seat's world (replays/bots.py), on a log re-decided already."""
+    rules = rules_for(header.kind)
+    config = msgspec.json.decode(header.config, type=rules.CONFIG)
+    game = Game.new(header.kind, header.game_id, config, _server_seed(header, envelopes), header.rules_version)
+    try:
+        verdict.bots = bots.check(game, envelopes).words()
     except Rejected as r:
         verdict.ok, verdict.divergence = False, r.divergence
 

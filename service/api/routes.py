@@ -9,6 +9,8 @@ import msgspec
 from sanic import Blueprint, HTTPResponse, Request
 from sanic.response import ResponseStream
 
+from service.bots import params_of
+from service.bots.sight import SIGHTED
 from service.events.base import Player
 from service.events.envelope import Envelope, canonical, redacted, seed_commitment
 from service.events.export import ExportHeader, dump
@@ -201,7 +203,8 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
     reserved = frozenset(msgspec.json.decode(meta.get("reserved", "[]"), type=list[str]))  # a tournament table's
     token: str | None = None
     if body.bot is not None:
-        player = Player(name=f"{body.bot} bot", player_id=new_id("b"), bot=body.bot)  # named at its table (Games.seat)
+        player = Player(name=f"{body.bot} bot", player_id=new_id("b"), bot=body.bot, bot_version=SIGHTED,
+                        bot_params=params_of(game.rules.KIND, body.bot))  # named at its table (Games.seat)
     elif registered:
         player = Player(name=who.name or "", player_id=who.player_id, public_key=public_key)
         token = request.headers["authorization"].partition(" ")[2].strip()

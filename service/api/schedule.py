@@ -7,12 +7,13 @@ worker started after a crash — finds overdue deadlines, waiting bots and idle 
 
 from __future__ import annotations
 
-import random
 from collections import OrderedDict
 
 import msgspec
 
-from service.bots import Bot, awaited, bot, holds_up, next_move
+from service.bots import Bot, awaited, bot, holds_up
+from service.bots.sight import bot_move
+from service.events.base import BotParams
 from service.events.common import Close, Timeout
 from service.rules.engine import Game
 
@@ -28,14 +29,14 @@ SEATED_BOTS = 10_000
 _seated: OrderedDict[tuple[str, int, str], Bot] = OrderedDict()
 
 
-def seated_bot(game_id: str, seat: int, kind: str, name: str) -> Bot:
+def seated_bot(game_id: str, seat: int, kind: str, name: str, params: BotParams | None = None) -> Bot:
     """The bot at ``seat`` of ``game_id``, the same one move after move in this worker: a bot may follow a plan it
     searched for (the solitaire solver follows its line; one made afresh each move would search again each time).
     A bot checks its plan against the board it is shown, so one this worker lost or another worker's moves are safe."""
     key = (game_id, seat, name)
     player = _seated.get(key)
     if player is None:
-        player = _seated[key] = bot(kind, name)
+        player = _seated[key] = bot(kind, name, params)
         while len(_seated) > SEATED_BOTS:
             _seated.popitem(last=False)
     _seated.move_to_end(key)
@@ -157,5 +158,5 @@ def _owed_move(game: Game, now: int) -> ServerMove | None:
 def _bot_move(game: Game, bots: dict[int, str]) -> tuple[int, msgspec.Struct] | None:
     """The move of one of the server's bots now, if any makes one (the other seats' stand-ins are never asked)."""
     s, rules = game.state, game.rules
-    players = [seated_bot(game.game_id, i, rules.KIND, bots[i]) if i in bots else bot(rules.KIND, "random") for i in range(s.n)]
-    return next_move(rules, s, players, random.Random(f"{game.game_id}:{game.version}"), seats=set(bots))
+    players = {i: seated_bot(game.game_id, i, rules.KIND, name, s.seats[i].player.bot_params) for i, name in bots.items()}
+    return bot_move(rules, s, players, game.game_id)  # each on a world of its own seat's (service/bots/sight.py)

@@ -7,13 +7,16 @@ from typing import Any, Protocol
 
 import msgspec
 
-from .expert import ExpertBot
+from service.events.base import BotParams
+
+from .expert import HORIZON, NODES, ExpertBot
 from .free_parking import BOTS as FREE_PARKING_BOTS
 from .monopoly import BOTS as MONOPOLY_BOTS
 from .solitaire import BOTS as SOLITAIRE_BOTS
+from .solitaire import SOLVER_BUDGET
 from .turns import awaited, holds_up, next_move, seated
 
-__all__ = ["BOTS", "Bot", "awaited", "bot", "holds_up", "next_move", "seated"]
+__all__ = ["BOTS", "PARAMS", "Bot", "awaited", "bot", "holds_up", "next_move", "params_of", "seated"]
 
 
 class Bot(Protocol):
@@ -30,5 +33,19 @@ BOTS: dict[str, dict[str, type]] = {
 }
 
 
-def bot(kind: str, name: str) -> Bot:
-    return BOTS[kind][name]()
+PARAMS: dict[tuple[str, str], BotParams] = {
+    ("free-parking", "expert"): BotParams(nodes=NODES, horizon=HORIZON),
+    ("solitaire", "solver"): BotParams(budget=SOLVER_BUDGET),
+    ("monopoly", "strategic"): BotParams(jail="auto"),
+}
+"""The parameters the service seats each bot with; a bot missing here has none."""
+
+
+def params_of(kind: str, name: str) -> BotParams | None:
+    return PARAMS.get((kind, name))
+
+
+def bot(kind: str, name: str, params: BotParams | None = None) -> Bot:
+    """A bot of ``kind`` called ``name``, made with ``params`` (its seat's record) or with none (its defaults)."""
+    given = {f: getattr(params, f) for f in BotParams.__struct_fields__ if getattr(params, f) is not None} if params else {}
+    return BOTS[kind][name](**given)

@@ -155,10 +155,30 @@ class SolverBot:
     settled: Layout | None = None
     """Where the last complete search ended: nothing better is reachable from it before a redeal."""
 
+    followed: tuple[Layout, ...] = ()
+    """The boards of this deal it was asked at, in order: the game's own since its last redeal, when it made them."""
+
     def choose(self, s: State, seat: int, legal: list[msgspec.Struct], rnd: random.Random) -> msgspec.Struct | None:
         if not legal or s.layout is None:
             return None
-        return command_for(self.step(s.layout, s.redeals_left, frozenset(step.layout for step in s.history)), legal)
+        self._catch_up(s)
+        chosen = self.step(s.layout, s.redeals_left, frozenset(step.layout for step in s.history))
+        self.followed += (s.layout,)
+        return command_for(chosen, legal)
+
+    def _catch_up(self, s: State) -> None:
+        """Be the bot that played this deal so far: its choice is then a function of the board and its history alone
+        (``replays verify`` re-derives it), and what it keeps between calls only saves it the searches. A bot that did
+        not see every board of the deal since the last redeal (made anew, or its moves not all applied) is asked them
+        again, in order, from a blank plan."""
+        start = max((i + 1 for i, step in enumerate(s.history) if step.kind == "redealt"), default=0)
+        boards = tuple(step.layout for step in s.history[start:])
+        if boards == self.followed:
+            return
+        self.plan, self.expected, self.settled, self.followed = [], None, None, ()
+        for i, board in enumerate(boards):
+            self.step(board, s.redeals_left, frozenset(step.layout for step in s.history[: start + i]))
+            self.followed += (board,)
 
     def step(self, layout: Layout, redeals_left: int, visited: frozenset[Layout] = frozenset()) -> Step | str:
         """The next step of the line; a line searched afresh is taken only if it does not lead straight back to a

@@ -20,16 +20,22 @@ def holds_up(s: Any) -> bool:
     return s.pending is not None and getattr(s, "blocked", True)
 
 
+def order(s: Any) -> list[int]:
+    """The seats in the order they are asked: an awaited seat; else any seat that interrupts; else the seat whose turn
+    it is. A wait that holds up nothing (``holds_up``) lets the others play on after the awaited seats."""
+    seats = list(awaited(s.pending)) if s.pending is not None else []
+    if not seats or not holds_up(s):
+        seats += [seat for seat in (*s.opponents(s.turn_seat), s.turn_seat) if seat not in seats]
+    return seats
+
+
 def next_move(
     rules: Any, s: Any, bots: list[Any], rnd: random.Random, seats: set[int] | None = None
 ) -> tuple[int, msgspec.Struct] | None:
     """Who acts next and with what: an awaited seat; else any seat that interrupts; else the seat whose turn
     it is. A wait that holds up nothing (``holds_up``) lets the others play on after the awaited seats. Only
     ``seats`` (default: all) are played; ``None`` when none of them acts now."""
-    order = list(awaited(s.pending)) if s.pending is not None else []
-    if not order or not holds_up(s):
-        order += [seat for seat in (*s.opponents(s.turn_seat), s.turn_seat) if seat not in order]
-    for seat in order:
+    for seat in order(s):
         if seats is not None and seat not in seats:
             continue
         legal = rules.legal_commands(s, seat)

@@ -45,6 +45,16 @@ class Config(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True, forb
     """A game's options, fixed at creation."""
 
 
+class BotParams(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True, forbid_unknown_fields=True):
+    """A server bot's parameters, as its seat records them (``service/bots``: ``params_of``): what re-deriving its
+    moves needs besides its kind, name and version. Frozen, so that a ``Player`` stays hashable."""
+
+    nodes: int | None = None
+    horizon: int | None = None
+    budget: int | None = None
+    jail: str | None = None
+
+
 class Player(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True):
     """Who sits in a seat: a registered player, a guest (a name for one game), or a server bot.
 
@@ -58,6 +68,10 @@ class Player(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True):
     public_key: PlayerKey | None = None
     """The key the player acts with at this table (a keyed seat): every command of theirs must carry its signature,
     and a trade of places takes it along with the player (docs/signed-commands.md)."""
+    bot_version: int | None = None
+    """How a server bot is asked (``service/bots/sight.py``): from version 1 on a world of its seat's own, with its
+    own randomness, so that ``replays verify`` re-derives its every move; a bot without one predates that."""
+    bot_params: BotParams | None = None
 
     @property
     def registered(self) -> bool:

@@ -220,3 +220,10 @@ def test_the_combined_golden_draws_its_deal_from_the_seed_its_client_seeds_deriv
     verdict = verify(header, envelopes)
     assert verdict.ok and verdict.game_seed == game_seed.hex()
     assert verdict.seeding == "combined: seats 0,2 brought client seeds, seat 1 derived (bot)"
+
+
+def test_the_replays_bot_version_is_the_services():
+    from replays import bots
+    from service.bots import sight
+
+    assert bots.SIGHTED == sight.SIGHTED

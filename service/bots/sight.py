@@ -61,6 +61,8 @@ def decide(bot: Any, rules: Any, s: Any, seat: int, game_key: str) -> msgspec.St
     """What ``bot`` at ``seat`` does now: asked on a world of its seat's own, with its own randomness."""
     rnd = seat_random(game_key, s.version, seat)
     world = world_of(rules.KIND, s, seat, random.Random(rnd.getrandbits(64)))
+    if getattr(bot, "omniscient", False) or getattr(bot, "open_hands", False):
+        world = s  # the league's ceilings (service/league/games.py), told the true table: no game may seat them
     legal = rules.legal_commands(world, seat)
     return bot.choose(world, seat, legal, rnd) if legal else None
 

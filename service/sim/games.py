@@ -6,7 +6,8 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from service.bots import Bot, bot, next_move, seated
+from service.bots import Bot, bot, seated
+from service.bots.sight import bot_move
 from service.events.base import Player
 from service.events.common import Create, Seeding, TakeSeat, Timeout
 from service.events.envelope import Envelope
@@ -66,6 +67,7 @@ def play(
     turn_timeouts: float = 0.0,
     max_commands: int = 20_000,
     players: list[Bot] | None = None,
+    bot_key: str | None = None,
 ) -> Iterator[Envelope]:
     """Play until the game ends; with ``timeouts`` > 0 that share of waits is left to the server's deadline, and with
     ``turn_timeouts`` > 0 that share of turns with a turn clock (option ``turn_seconds``) to the server's default.
@@ -73,7 +75,9 @@ def play(
     ``players`` are bots already built, for a caller that sets them up (a search budget); by default each
     seat's bot is built from its name in ``bots``. Each bot plays the player it was seated as, wherever a trade of
     places moves that player (as the service's bots do): a bot that stayed with its seat would play its opponent's
-    game after a trade, and a league would credit it with the other bot's play."""
+    game after a trade, and a league would credit it with the other bot's play. Each bot is asked as the service asks
+    it (``service/bots/sight.py``): on a world of its own seat, with randomness drawn from ``bot_key`` (the game's id
+    by default: two games played with one key and one seed are played alike)."""
     rules = sim.game.rules
     players = players or [bot(rules.KIND, name) for name in bots]
     playing = {st.player: p for st, p in zip(sim.game.state.seats, players, strict=True)}
@@ -91,7 +95,7 @@ def play(
             sim.at = max(sim.at, due - STEP_MS)
             yield from sim.send(Timeout(), None)
             continue
-        move = next_move(rules, s, seated(playing, s), rnd)
+        move = bot_move(rules, s, dict(enumerate(seated(playing, s))), bot_key or sim.game.game_id)
         if move is None:
             raise RuntimeError(f"no seat can act at version {s.version}")
         yield from sim.send(move[1], move[0])

@@ -49,7 +49,7 @@ def _table(i: int, seats: int, bots: tuple[str, ...], *, like: int | None = None
     """Table ``i``, played as table ``like`` is (same seed, same moves) when given: its twin, every player tied."""
     twin = i if like is None else like
     sim = new_game("free-parking", seats, bytes([twin + 1]) * 32, f"g-{i}", list(bots), {"mode": "tournament"})
-    for _ in play(sim, list(bots), random.Random(twin)):
+    for _ in play(sim, list(bots), random.Random(twin), bot_key=f"g-{twin}"):
         pass
     return export_header(sim.game, with_seed=True), sim.envelopes
 

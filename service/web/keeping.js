@@ -3,7 +3,7 @@
 // receipts of one version that disagree, a view that does not come with its own receipt, and a service whose present
 // state goes back behind a receipt it signed.
 import * as api from "./api.js";
-import { checkSignature, conflicts, importKeys, verifyExport } from "./evidence.js";
+import { checkSignature, conflicts, importKeys, parseExport, verifyExport } from "./evidence.js";
 import { checkMoves, unkeyedBecause } from "./signing.js";
 import { every } from "./reach.js";
 import { keep, kept, malformed, markVerified, storage } from "./storage.js";
@@ -90,6 +90,20 @@ function verifyCommand(gameId) {
   const record = kept(gameId);
   const key = record.public_key && record.seat != null ? ` --player-key ${record.seat}:${record.public_key}` : "";
   return ` — then python -m replays verify LOG --receipts receipts-${gameId}.json --key keys.json${key}`;
+}
+
+/** What the page says of the bots at its table after the end: re-deriving their moves from their own seats' views is
+ *  `replays verify`'s (docs/fairness.md, "Bots that never peek"), named here; bots seated before that say so. */
+function botsLine(exportText) {
+  if (!exportText) return null;
+  const bots = parseExport(exportText).envelopes.filter(({ env }) => env.type === "seat_taken" && env.public.player.bot)
+    .map(({ env }) => env.public);
+  if (!bots.length) return null;
+  const named = bots.map((b) => `seat ${b.seat}: ${b.player.bot}`).join(", ");
+  const checkable = bots.every((b) => b.player.bot_version);
+  return h("li", { dataset: { check: "bots", result: "python" } }, checkable
+    ? `The bots at your table (${named}) never saw your cards: python -m replays verify LOG re-derives each of their moves from its own seat's view, and refuses the log at any that does not come out the same`
+    : `The bots at your table (${named}) were seated before bots were checkable: their moves cannot be re-derived from their own seats`);
 }
 
 /** The evidence box of a game's page. `receive(receipt)` from every streamed event; `answer(answer)` from a command's
@@ -269,7 +283,8 @@ export function evidencePanel(gameId) {
       ...report.checks.map((c) => h("li", { dataset: { check: c.id, result: result(c) } },
         `${mark[result(c)]} ${c.label} (${c.count})${c.note ? ` — ${c.note}` : ""}`)),
       h("li", { dataset: { check: "redecide", result: "python" } },
-        "Re-deciding every command with the rules is for python -m replays verify (the game seed is recomputed and shown here, not re-played)"));
+        "Re-deciding every command with the rules is for python -m replays verify (the game seed is recomputed and shown here, not re-played)"),
+      botsLine(exportText));
   };
 
   /** The export's report with the moves check (signing.js) added: its problems first by version, like the others. */

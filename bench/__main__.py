@@ -19,7 +19,7 @@ from rich.console import Console
 from . import archive, bots, http, length, memory, rebuild, replay, stages
 from .report import markdown, print_table
 
-ALL = ["1", "1c", "1s", "2", "3", "3e", "4", "4j", "5", "6", "6c", "7", "8", "9", "9k", "10", "11", "11r"]
+ALL = ["1", "1c", "1s", "2", "3", "3e", "4", "4b", "4j", "5", "6", "6c", "7", "8", "9", "9k", "10", "11", "11r"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         ("where a request's CPU goes (1s)", {"1s"}, stages.run),
         ("game length (3)", {"3", "3e"}, length.run),
         ("replays verify (4)", {"4", "4j"}, replay.run),
+        ("replays verify re-deriving bots (4b)", {"4b"}, replay.bots_check),
         ("projection rebuild (5)", {"5"}, rebuild.run),
         ("memory (7)", {"7"}, memory.run),
         ("the expert bot (10)", {"10"}, bots.run),

@@ -6,8 +6,8 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from service.bots import Bot, bot, seated
-from service.bots.sight import bot_move
+from service.bots import Bot, bot, params_of, seated
+from service.bots.sight import SIGHTED, bot_move
 from service.events.base import Player
 from service.events.common import Create, Seeding, TakeSeat, Timeout
 from service.events.envelope import Envelope
@@ -43,9 +43,12 @@ def new_game(
     *,
     seeding: Seeding = "legacy",
     client_seeds: dict[int, bytes] | None = None,
+    checkable: bool = False,
 ) -> Simulation:
     """A game created and seated with ``bots``, under the kind's current rules unless ``rules_version`` says which.
 
+    ``checkable``: the bots' seats record their version and parameters, as the service seats them, so that
+    ``replays verify`` re-derives their moves (with their defaults: a league's budget is not recorded).
     ``seeding`` is the game's (``docs/rng.md``): by default ``legacy``, the seed used as is, which is what every
     recorded simulation replays; ``combined`` seats seat *i* with ``client_seeds[i]`` where given (else derived)."""
     rules = rules_for(kind)
@@ -54,7 +57,9 @@ def new_game(
     sim.send(Create(seeding=seeding), None)
     for i, name in enumerate(bots):
         brought = (client_seeds or {}).get(i)
-        sim.send(TakeSeat(player=Player(name=f"{name}-{i}", bot=name), client_seed=brought.hex() if brought else None), None)
+        seated = dict(bot_version=SIGHTED, bot_params=params_of(kind, name)) if checkable else {}
+        player = Player(name=f"{name}-{i}", bot=name, **seated)
+        sim.send(TakeSeat(player=player, client_seed=brought.hex() if brought else None), None)
     return sim
 
 

@@ -20,21 +20,24 @@ from .verdict import fail
 
 
 class Sitter(msgspec.Struct, frozen=True):
-    """Who sits at a seat, as far as signatures go: ``seat_taken``'s player, of whom only these two matter here."""
+    """Who sits at a seat, as far as signatures go: ``seat_taken``'s player, of whom only these matter here."""
 
     name: str = ""
     public_key: str | None = None
+    bot: str | None = None  # a server bot's seat is never keyed: its moves are checked by re-deriving them (bots.py)
 
 
 class SignatureReport(msgspec.Struct, kw_only=True):
-    """``keyed``: each keyed player (name → their seat when they joined); ``unkeyed`` seats; ``checked``: commands of
-    keyed seats whose signature holds."""
+    """``keyed``: each keyed player (name → their seat when they joined); ``unkeyed``: people's seats without a key (at
+    the end); ``checked``: commands of keyed seats whose signature holds."""
 
     keyed: list[tuple[str, int]] = []
     unkeyed: list[int] = []
     checked: int = 0
 
     def words(self) -> str:
+        if not self.keyed and not self.unkeyed:
+            return ""  # bots alone: nobody to sign
         if not self.keyed:
             return "no seat keyed: moves are the service's word (no player signed theirs)"
         who = ", ".join(f"{name} (seat {seat})" for name, seat in self.keyed)
@@ -78,7 +81,7 @@ def check(envelopes: list[Envelope], claims: dict[int, str] | None = None) -> Si
                  f"the signature of {sitter.name}'s key {sitter.public_key[:16]}… over the command and its id at "
                  f"version {env.seq - 1}", found)
         report.checked += 1
-    report.unkeyed = sorted(s for s, sitter in seats.items() if sitter.public_key is None)
+    report.unkeyed = sorted(s for s, sitter in seats.items() if sitter.public_key is None and not sitter.bot)
     taken = {_seat_of(env) for env in envelopes if env.type == "seat_taken"}
     for seat in sorted(set(claims) - taken):
         fail(0, f"key of seat {seat}", f"{claims[seat]} (the key you say you joined with)", "no seat_taken for that "

@@ -568,6 +568,14 @@ async def test_tokens_and_players_round_trip(store):
     assert await store.player("p-1") == {"name": "Ada L.", "created_at": "1", "games": "3"}
 
 
+async def test_the_key_listings_head_is_none_until_recorded_then_the_last_one(store):
+    """What the service starts against (service/api/app.py): a listing that does not extend it is refused."""
+    assert await store.listing_head() is None
+    await store.put_listing_head(1, "a" * 64)
+    await store.put_listing_head(3, "b" * 64)
+    assert await store.listing_head() == (3, "b" * 64)
+
+
 # --- rate limits: one key per bucket, outside the journal ----------------------------------------
 
 MINUTE = 60_000

@@ -53,11 +53,18 @@ def check(game: Game, envelopes: list[Envelope]) -> BotReport:
         seat = actor_seat(first.actor)
         player = game.state.seats[seat].player if seat is not None and seat < len(game.state.seats) else None
         if player is not None and player.bot:
-            if player.bot_version is None or player.bot_version > SIGHTED:
+            if player.bot_version is None:
                 unchecked.add(seat)
+            elif player.bot_version > SIGHTED:  # not "from before": a version no service this verifier knows wrote
+                fail(first.seq, f"bot seated (seat {seat}'s {player.bot} bot)", f"bot_version {SIGHTED} or none",
+                     f"bot_version {player.bot_version}, which this verifier cannot re-derive", ("known", "the log has"))
             else:
-                from service.bots import bot
+                from service.bots import bot, unfit
 
+                why = unfit(game.rules.KIND, player.bot, player.bot_params)
+                if why is not None:  # never made: a name, a parameter or a search no service seats
+                    fail(first.seq, f"bot seated (seat {seat}'s {player.bot} bot)", "a bot the service seats", why,
+                         ("known", "the log has"))
                 mine = bots.get(player) or bots.setdefault(player, bot(game.rules.KIND, player.bot, player.bot_params))
                 _same(game, seat, mine, first)
                 report.checked += 1

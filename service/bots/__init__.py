@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import random
-from typing import Any, Protocol
+from typing import Any, Protocol, get_args
 
 import msgspec
 
@@ -12,11 +13,12 @@ from service.events.base import BotParams
 from .expert import HORIZON, NODES, ExpertBot
 from .free_parking import BOTS as FREE_PARKING_BOTS
 from .monopoly import BOTS as MONOPOLY_BOTS
+from .monopoly import JailPolicy
 from .solitaire import BOTS as SOLITAIRE_BOTS
 from .solitaire import SOLVER_BUDGET
 from .turns import awaited, holds_up, next_move, seated
 
-__all__ = ["BOTS", "PARAMS", "Bot", "awaited", "bot", "holds_up", "next_move", "params_of", "seated"]
+__all__ = ["BOTS", "PARAMS", "Bot", "awaited", "bot", "holds_up", "next_move", "params_of", "seated", "unfit"]
 
 
 class Bot(Protocol):
@@ -49,3 +51,28 @@ def bot(kind: str, name: str, params: BotParams | None = None) -> Bot:
     """A bot of ``kind`` called ``name``, made with ``params`` (its seat's record) or with none (its defaults)."""
     given = {f: getattr(params, f) for f in BotParams.__struct_fields__ if getattr(params, f) is not None} if params else {}
     return BOTS[kind][name](**given)
+
+
+LIMITS: dict[str, int] = {"nodes": 10 * NODES, "horizon": 10 * HORIZON, "budget": 10 * SOLVER_BUDGET}
+"""The most search a recorded bot may ask for: ten times what the service seats it with. ``replays verify`` makes
+the bot a log names and asks it every move again, so a log's parameters are bounded before it does (a hostile
+``nodes`` of 10**12 would run for days)."""
+
+
+def unfit(kind: str, name: str, params: BotParams | None) -> str | None:
+    """Why a bot a log records (``kind``, ``name``, ``params``) is none the service could have seated, or ``None``:
+    a name it has no bot of, a parameter that bot does not take, a jail policy it does not know, a search beyond
+    ``LIMITS`` (or below nothing)."""
+    made = BOTS.get(kind, {}).get(name)
+    if made is None:
+        return f"no {kind} bot is called {name!r}"
+    given = {f: getattr(params, f) for f in BotParams.__struct_fields__ if getattr(params, f) is not None} if params else {}
+    takes = inspect.signature(made).parameters
+    for field, v in given.items():
+        if field not in takes or field in ("name",):
+            return f"the {name} bot takes no {field}"
+        if field in LIMITS and not 0 <= v <= LIMITS[field]:
+            return f"{field} {v} is outside 0..{LIMITS[field]}"
+        if field == "jail" and v not in get_args(JailPolicy):
+            return f"jail {v!r} is none of {', '.join(get_args(JailPolicy))}"
+    return None

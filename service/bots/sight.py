@@ -35,8 +35,10 @@ def seat_random(game_key: str, version: int, seat: int) -> random.Random:
 
 
 def _monopoly(s: Any, seat: int, rnd: random.Random) -> Any:
-    """Both card decks in a new order (every seat sees only the cards drawn so far), and new dice."""
-    chance, chest = list(s.chance), list(s.chest)
+    """Both card decks in a new order (every seat sees only the cards drawn so far), and new dice. Each deck is
+    sorted before it is shuffled: shuffled as it lies, the world's order would be a permutation of the true one by
+    the seat's public randomness, and the true next card could be read back out of the world."""
+    chance, chest = sorted(s.chance), sorted(s.chest)
     rnd.shuffle(chance)
     rnd.shuffle(chest)
     return replace(s, chance=tuple(chance), chest=tuple(chest), seed=rnd.randbytes(32), seeding="legacy", game_seed=None)

@@ -77,7 +77,7 @@ def _dealt(s: State, seats: tuple, deck: list[str], chances: list[str], rnd: ran
     """``s`` with these hands and deck orders, its fan of Point cards shuffled and a new seed."""
     action = s.action
     if action is not None and action.fan:
-        fan = list(action.fan)
+        fan = sorted(action.fan)  # never the true order shuffled: that order could be read back out of the world
         rnd.shuffle(fan)
         action = replace(action, fan=tuple(fan))
     return replace(

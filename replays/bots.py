@@ -44,6 +44,7 @@ def check(game: Game, envelopes: list[Envelope]) -> BotReport:
     """Fold ``envelopes`` into ``game`` (new, at version 0), re-deriving each bot's command before its batch is
     folded; ``Rejected`` at the first that does not come out the same."""
     report, bots, unchecked = BotReport(), {}, set()
+    _versions_alike(envelopes)
     i = 0
     while i < len(envelopes):
         first = envelopes[i]
@@ -72,6 +73,18 @@ def check(game: Game, envelopes: list[Envelope]) -> BotReport:
         i = j
     report.unchecked = sorted(unchecked)
     return report
+
+
+def _versions_alike(envelopes: list[Envelope]) -> None:
+    """The service seats every bot of a table the same way: a table where some bots record a version and another none
+    had a version taken out, to pass a bot's moves off as "played before bots were checkable"."""
+    seated = [(e.seq, msgspec.json.decode(e.public).get("player") or {}) for e in envelopes if e.type == "seat_taken"]
+    bots = [(seq, p.get("bot_version")) for seq, p in seated if isinstance(p, dict) and p.get("bot")]
+    if any(v is not None for _, v in bots):
+        for seq, version in bots:
+            if version is None:
+                fail(seq, "bot seated without a bot_version (the other bots of this table have one)",
+                     "a bot_version, as the service records for every bot it seats", "none")
 
 
 def _same(game: Game, seat: int, player: Any, first: Envelope) -> None:

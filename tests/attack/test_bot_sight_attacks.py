@@ -276,3 +276,39 @@ def test_a_card_game_world_does_not_carry_the_true_fan_order() -> None:
                 a = sight.world_of("free-parking", s, seat, random.Random(k))
                 b = sight.world_of("free-parking", other, seat, random.Random(k))
                 assert a.action.fan == b.action.fan, (s.version, seat, k)
+
+
+def test_a_bot_version_taken_out_of_one_seat_of_a_checkable_table_is_refused():
+    """The operator drops one cheating bot's ``bot_version`` (and reseals the chain) to pass its moves off as played
+    before bots were checkable: every bot the service seats at a table records one, so the table gives it away."""
+    import hashlib
+
+    import msgspec as _msgspec
+
+    from replays.verify import verify as _verify
+    from service.events.envelope import canonical, seal
+    from service.rules.engine import export_header
+    from service.sim.games import new_game, play
+
+    sim = new_game("free-parking", 2, hashlib.sha256(b"drop a version").digest(), "g_drop", ["greedy", "random"],
+                   checkable=True)
+    for _ in play(sim, ["greedy", "random"], __import__("random").Random(0)):
+        pass
+    header = export_header(sim.game, with_seed=True)
+    assert _verify(header, sim.envelopes).ok
+    out, prev = [], "0" * 64
+    for env in sim.envelopes:
+        public, command = bytes(env.public), bytes(env.command)
+        if env.type == "seat_taken" and b'"seat":1' in public:  # the event and the command that seated it
+            taken, asked = _msgspec.json.decode(public), _msgspec.json.decode(command)
+            del taken["player"]["bot_version"], asked["player"]["bot_version"]
+            public, command = canonical(taken), canonical(asked)
+        resealed = seal(game_id=env.game_id, seq=env.seq, type=env.type, public=public,
+                        secret=bytes(env.secret) if bytes(env.secret) != b"null" else None, seed=sim.game.seed,
+                        at=env.at, prev_hash=prev, actor=env.actor, command_id=env.command_id,
+                        command=command if command != b"null" else None, sig=env.sig)
+        out.append(resealed)
+        prev = resealed.hash
+    header = _msgspec.structs.replace(header, head=out[-1].hash)
+    verdict = _verify(header, out)
+    assert not verdict.ok and "without a bot_version" in verdict.divergence.what, verdict.summary()

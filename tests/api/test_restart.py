@@ -91,7 +91,7 @@ def test_kill_9_mid_game_loses_nothing_acknowledged(tmp_path):
             me = api.get(f"/games/{game_id}", headers=_auth(player["token"])).json()
             assert me["seat"] is not None and me["version"] == len(envelopes)
             assert game_id in [g["game_id"] for g in api.get("/games").json()["games"]]
-            token, v = next((t, v) for t in tokens if (v := api.get(f"/games/{game_id}", headers=_auth(t)).json())["legal"])
+            token, v = _someone_to_move(api, game_id, tokens)
             r = api.post(f"/games/{game_id}/commands", json=dict(v["legal"][0], expected_version=v["version"]), headers=_auth(token))
             assert r.status_code == 200, r.text
     finally:
@@ -202,3 +202,17 @@ def test_a_start_says_where_to_open_the_service_and_what_store_and_durability_ar
     assert f"open http://127.0.0.1:{port}/" in line and f"store: embedded ({data})" in line, line
     assert "durability: " in line and "durability: ;" not in line, line
     assert "deprecat" not in output.lower() and "warning" not in output.lower(), output
+
+
+def _someone_to_move(api: httpx.Client, game_id: str, tokens: list[str]) -> tuple[str, dict]:
+    """A seat with a legal command, and its view: at once, or once the server has done what it owes the game after the
+    restart (a wait whose deadline passed while the service was down is the runner's to time out) — a condition
+    waited on, with a bound only to fail rather than hang."""
+    views: list[dict] = []
+    for _ in range(600):
+        views = [api.get(f"/games/{game_id}", headers=_auth(t)).json() for t in tokens]
+        found = next(((t, v) for t, v in zip(tokens, views, strict=True) if v.get("legal")), None)
+        if found is not None:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"no seat can move after the restart: {[(v.get('status'), v.get('pending'), v.get('turn')) for v in views]}")

@@ -212,7 +212,7 @@ class EmbeddedStore(Store):
             return
         due = self.keys.due(self._partition(game_id))
         if later is not None and self._now.hget(self.keys.meta(game_id), "archived") == b"1":
-            return
+            later = None  # an archived game is owed nothing: a stale entry goes, none is set again
         if later is None:
             self._now.zrem(due, game_id)
         else:

@@ -77,7 +77,7 @@ local meta = redis.call('HMGET', KEYS[1], 'version', 'archived')
 if meta[1] == ARGV[1] then
   if ARGV[3] ~= nil and ARGV[3] ~= '' then
     if meta[2] == '1' then
-      return 0
+      return redis.call('ZREM', KEYS[2], ARGV[2])
     end
     return redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
   end

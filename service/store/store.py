@@ -100,7 +100,8 @@ class Store:
     async def clear_due(self, game_id: str, version: int, later: int | None = None) -> None:
         """Forget a game's due server action, unless the game moved on since ``version``; with ``later``, move it to
         ``later`` instead (the game still needs the server then: to close it, nobody moving) — unless it is archived:
-        a runner that looked at it before another worker archived it must not give it a due entry again."""
+        a runner that looked at it before another worker archived it must not give it a due entry again, and a stale
+        one it was told of goes (two runners at one stale entry: the one told ``leased`` must not leave it behind)."""
         await self._write("clear_due", game_id, version, *(() if later is None else (later,)))
 
     async def put_listing_head(self, entries: int, head: str) -> None:

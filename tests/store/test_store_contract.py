@@ -429,6 +429,20 @@ async def test_an_archived_game_is_never_made_due_again(store):
     assert await store.due_games(CREATED_AT + 10**9) == []
 
 
+async def test_a_stale_due_entry_of_an_archived_game_goes_even_when_asked_to_move_it_later(store):
+    """Two runners at one stale entry of an archived game: the one whose archive pass was told ``leased`` asks to look
+    again later — the game is owed nothing, so the entry goes rather than stays (a CI run saw it stay)."""
+    b = batches("g-stale")
+    for i, x in enumerate(b):
+        await store.append(request("g-stale", x, due_at=CREATED_AT + 1, status="finished" if i == len(b) - 1 else None))
+    await store.r.hset(store.keys.game_projection("scores", "g-stale"), "applied", b[-1].last)
+    assert await store.forget_events("g-stale", b[-1].last) is True
+    due = store.keys.due(partition("g-stale"))
+    await store.r.zadd(due, {"g-stale": 1})
+    await store.clear_due("g-stale", b[-1].last, later=CREATED_AT + 500)
+    assert await store.r.zscore(due, "g-stale") is None
+
+
 async def test_clear_due_never_loses_the_due_action_of_an_append_that_lands_meanwhile(store):
     """A clear that read the old version must not remove the due action an append set since."""
     b = batches("g-clear-race")

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Callable
-from typing import Any
 
 import msgspec
 
@@ -30,7 +29,6 @@ from service.events.envelope import (
     GENESIS,
     NULL,
     Envelope,
-    actor_seat,
     body_of,
     canonical,
     chain_hash,
@@ -41,14 +39,13 @@ from service.events.envelope import (
 from service.events.export import ExportHeader
 from service.events.receipt import Receipt
 from service.rules.engine import Game, rules_for
-from service.rules.errors import RuleViolation
 from service.rules.rng import RNG_ID
 
 from . import bots, seeds, signatures
-from .difference import difference
 from .receipts import Keys, signature_ok
+from .redecide import decide_again, redecide
 from .receipts import check as check_receipts
-from .verdict import Divergence, Rejected, Verdict, contested_part, fail, receipts_part, redecided
+from .verdict import Divergence, Rejected, Verdict, contested_part, fail, receipts_part
 
 __all__ = ["Divergence", "Verdict", "receipts_part", "verify"]
 
@@ -154,7 +151,7 @@ def _verify_log(
         if seed is None:
             verdict.notes.append("the seed is not in this log; it is revealed when the game ends")
         else:
-            game = _redecide(header, envelopes, seed, progress)
+            game = redecide(header, envelopes, seed, progress)
             verdict.redecided = True
             verdict.game_seed = _drawn_from(game)
             # Re-deciding reproduced every withheld secret and matched it to its digest.
@@ -236,7 +233,7 @@ def _verify_exact(
         game = Game.new(header.kind, header.game_id, msgspec.json.decode(header.config, type=rules.CONFIG), seed, header.rules_version)
         i = 0
         while i < len(envelopes):
-            produced, state = _decide_again(game, envelopes[i])
+            produced, state = decide_again(game, envelopes[i])
             if i + len(produced) > len(envelopes):
                 return None
             for want in produced:
@@ -296,7 +293,7 @@ def _check_chain_first(header: ExportHeader, envelopes: list[Envelope], seed: by
         seq = broken.divergence.seq
         if seed is not None and seq >= 1:
             try:
-                _redecide(header, envelopes[: min(seq, len(envelopes))], seed, None)
+                redecide(header, envelopes[: min(seq, len(envelopes))], seed, None)
             except Rejected as earlier:
                 if earlier.divergence.seq < seq:
                     raise earlier from None
@@ -393,82 +390,3 @@ def _check_secret(env: Envelope, seed: bytes | None, verdict: Verdict) -> None:
             f"{bytes(env.secret).decode()}, whose digest is {actual[:16]}…",
         )
     verdict.secrets_checked += 1
-
-
-def _redecide(
-    header: ExportHeader, envelopes: list[Envelope], seed: bytes, progress: Callable[[int], None] | None
-) -> Game:
-    rules = rules_for(header.kind)
-    try:
-        config = msgspec.json.decode(header.config, type=rules.CONFIG)
-    except msgspec.ValidationError as e:
-        fail(0, "config", "a valid config", str(e))
-    game = Game.new(header.kind, header.game_id, config, seed, header.rules_version)
-    i = 0
-    while i < len(envelopes):
-        first = envelopes[i]
-        produced, state = _decide_again(game, first)
-        recorded = envelopes[i : i + len(produced)]
-        for want, got in zip(produced, recorded, strict=False):
-            _same_event(want, got, first.seq)
-        if len(recorded) < len(produced):
-            missing = produced[len(recorded)]
-            why = "event (the log ends inside a command's batch)"
-            fail(missing.seq, why, f"{missing.type}, decided by the command at seq {first.seq}", "the log ends")
-        game.commit(produced, state)
-        i += len(produced)
-        if i < len(envelopes) and envelopes[i].command == NULL:
-            extra = envelopes[i]
-            fail(
-                extra.seq,
-                "event (not decided by any command)",
-                f"the next command's first event (the batch of seq {first.seq} ends at seq {i})",
-                f"{extra.type} {bytes(extra.public).decode()}",
-            )
-        if progress is not None:
-            progress(i)
-    return game
-
-
-def _decide_again(game: Game, first: Envelope) -> tuple[list[Envelope], Any]:
-    """Decide the command recorded with ``first`` on the state before it, as the service did."""
-    if first.command == NULL:
-        fail(first.seq, "command", "the command that produced this batch", "none recorded")
-    try:
-        command = game.codec.decode_command(first.command)
-    except msgspec.DecodeError as e:
-        fail(first.seq, "command", "a command of this game", f"{_text(first.command)} ({e})")
-    if first.actor != "server" and not (first.actor.startswith("seat:") and first.actor[5:].isdecimal()):
-        fail(first.seq, "actor", "server or seat:<n>", first.actor)
-    command = msgspec.structs.replace(command, sig=first.sig)  # the player's signature, sealed with the command again
-    try:
-        return game.decide(command, actor_seat(first.actor), first.at, first.command_id)
-    except RuleViolation as e:
-        refused = f"{_text(first.command)} from {first.actor}, refused: {e.code}: {e.message}"
-        fail(first.seq, "command (the rules refuse it)", "a command the rules accept", refused)
-    except Exception as e:  # a log the service wrote never holds a command the rules cannot decide
-        failed = f"{_text(first.command)} from {first.actor}: {type(e).__name__}: {e}"
-        fail(first.seq, "command (the rules fail on it)", "a command the rules can decide", failed)
-    raise AssertionError  # unreachable: fail raises
-
-
-def _text(raw: msgspec.Raw) -> str:
-    """Recorded bytes for a person, made only when a divergence is reported."""
-    return bytes(raw).decode(errors="replace")
-
-
-def _same_event(want: Envelope, got: Envelope, first_seq: int) -> None:
-    """The event re-deciding the command of ``first_seq`` gives (``want``) against the recorded one."""
-    seq = got.seq
-    says = redecided(first_seq, seq)
-    if want.type != got.type or bytes(want.public) != bytes(got.public):
-        fail(seq, "event", *difference(want.type, bytes(want.public), got.type, bytes(got.public)), says)
-    if want.actor != got.actor or want.at != got.at:
-        fail(seq, "actor and time", f"{want.actor} at {want.at}", f"{got.actor} at {got.at}", says)
-    if has_secret(got):
-        if bytes(want.secret) != bytes(got.secret):
-            fail(seq, "secret", *difference("", bytes(want.secret), "", bytes(got.secret)), says)
-    elif want.secret_digest != got.secret_digest:
-        fail(seq, "secret digest", want.secret_digest, got.secret_digest, says)
-    if want.hash != got.hash:
-        fail(seq, "hash (the command, its id or the chain before it differ)", want.hash, got.hash, says)

@@ -102,14 +102,18 @@ def test_a_receipt_the_key_does_not_sign_is_still_set_aside(attack):
     assert verdict.ok and verdict.receipts.set_aside == [5], verdict.summary()
 
 
-def test_the_command_line_exits_3_for_a_contested_log(attack, tmp_path):
-    header, envelopes = attack["forged"]
-    (tmp_path / "forged.ndjson").write_bytes(dumps(header, envelopes))
-    (tmp_path / "receipts.json").write_bytes(msgspec.json.encode(attack["receipts"]))
-    (tmp_path / "keys.json").write_bytes(attack["today"])
-    done = subprocess.run([sys.executable, "-m", "replays", "verify", str(tmp_path / "forged.ndjson"), "--receipts",
+def verify_forged_on_the_command_line(given: dict, tmp_path) -> subprocess.CompletedProcess:
+    """``python -m replays verify`` of the forged log, with the kept receipts and today's listing, as files."""
+    (tmp_path / "forged.ndjson").write_bytes(dumps(*given["forged"]))
+    (tmp_path / "receipts.json").write_bytes(msgspec.json.encode(given["receipts"]))
+    (tmp_path / "keys.json").write_bytes(given["today"])
+    return subprocess.run([sys.executable, "-m", "replays", "verify", str(tmp_path / "forged.ndjson"), "--receipts",
                            str(tmp_path / "receipts.json"), "--key", str(tmp_path / "keys.json")],
                           cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+
+
+def test_the_command_line_exits_3_for_a_contested_log(attack, tmp_path):
+    done = verify_forged_on_the_command_line(attack, tmp_path)
     assert done.returncode == 3 and done.stdout.startswith("CONTESTED "), done.stdout + done.stderr
 
 
@@ -182,12 +186,5 @@ def test_the_honest_log_verifies_with_its_v2_receipts_whatever_listings_are_give
 
 
 def test_the_command_line_rejects_the_forgery_with_todays_rebuilt_listing(on_the_keyring, tmp_path):
-    t = on_the_keyring
-    header, envelopes = t["forged"]
-    (tmp_path / "forged.ndjson").write_bytes(dumps(header, envelopes))
-    (tmp_path / "receipts.json").write_bytes(msgspec.json.encode(t["receipts"]))
-    (tmp_path / "keys.json").write_bytes(t["today"])
-    done = subprocess.run([sys.executable, "-m", "replays", "verify", str(tmp_path / "forged.ndjson"), "--receipts",
-                           str(tmp_path / "receipts.json"), "--key", str(tmp_path / "keys.json")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    done = verify_forged_on_the_command_line(on_the_keyring, tmp_path)
     assert done.returncode == 1 and done.stdout.startswith("REJECTED ") and "back-dated" in done.stdout, done.stdout + done.stderr

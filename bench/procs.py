@@ -130,7 +130,7 @@ def wait_healthy(port: int, proc: subprocess.Popen, timeout: float = 30) -> None
     raise RuntimeError(f"the server on port {port} did not answer /healthz within {timeout:.0f}s")
 
 
-UNLIMITED = {"rate_limits": "false", "idle_close_ms": "0", "human_pace_ms": "0"}
+UNLIMITED = {"rate_limits": "false", "idle_close_ms": "0", "human_pace_ms": "0", "human_chance_ms": "0"}
 """What every benchmarked service runs with: the load generator creates its games from one address, as fast as it can,
 and no idle close (nothing the benchmarks measure should be closed from under them, or pay for its scheduling)."""
 

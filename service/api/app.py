@@ -83,7 +83,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
         app.ctx.receipts = receipts
         app.ctx.games = Games(
             store, cache_size=settings.cache_size, bot_delay_ms=settings.bot_delay_ms,
-            human_pace_ms=settings.human_pace_ms, idle_ms=settings.idle_close_ms,
+            human_pace_ms=settings.human_pace_ms, chance_ms=settings.human_chance_ms, idle_ms=settings.idle_close_ms,
             key_id=receipts.key_id if receipts else None, archive_after_ms=settings.archive_after_ms,
         )
         owner = f"{socket.gethostname()}-{os.getpid()}"

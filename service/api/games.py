@@ -68,6 +68,7 @@ class Games:
         cache_size: int = 20_000,
         bot_delay_ms: int = 0,
         human_pace_ms: int = 0,
+        chance_ms: int = 0,
         idle_ms: int = 0,
         key_id: str | None = None,
         archive_after_ms: int = 0,
@@ -80,10 +81,11 @@ class Games:
         self.cache_size = cache_size
         self.bot_delay_ms = bot_delay_ms
         self.human_pace_ms = human_pace_ms  # a bot's least wait at a table where a person sits (schedule.pace)
+        self.chance_ms = chance_ms  # …and after an event that opened a chance for a person (chances.py)
         self._loading: dict[str, asyncio.Lock] = {}
         self._tails: list[tuple[str, int, asyncio.Future[list[Envelope]]]] = []  # reads waiting to go out together
         self._reader: asyncio.Task[None] | None = None  # held: the loop keeps only a weak reference to a task
-        self.on_due: Callable[[str, int], None] | None = None  # the runner's schedule, when one runs here
+        self.on_due: Callable[[str, int, int], None] | None = None  # the runner's schedule (game, time, version), if any
         self.watches = Watches(self)  # the event streams' one reader per game (watch.py), woken by this worker's appends
 
     # --- loading ------------------------------------------------------------------------------
@@ -337,7 +339,9 @@ class Games:
         envelopes, state = game.decide(command, seat, now, command_id)
         status = game.rules.status_of(state)
         peek = _Peek(game, state, envelopes)
-        owed = due_at(peek, now, self.bot_delay_ms, self.human_pace_ms)
+        # counted from the events' own time (never before the last one's), and told the state before them: a wait for a
+        # chance the events opened is measured from them (chances.py)
+        owed = due_at(peek, peek.last_at, self.bot_delay_ms, self.human_pace_ms, chance_ms=self.chance_ms, before=game.state)
         idle = idle_due(peek, self.idle_ms)
         cold = archive_due(peek, self.archive_after_ms) if self.store.archive is not None else None
         due = min((t for t in (owed, idle, cold) if t is not None), default=None)
@@ -365,7 +369,7 @@ class Games:
             else:
                 self.cache.pop(game.game_id, None)
             if owed is not None and self.on_due is not None:  # an idle close is far off: the runner's scans find it
-                self.on_due(game.game_id, owed)
+                self.on_due(game.game_id, owed, peek.version)
             self.watches.wake(game.game_id)
             return Executed(envelopes, game)
         if result.outcome == "conflict":

@@ -43,13 +43,14 @@ class Runner:
         self.archiver = archiver
         self.scan_ms = interval_ms
         self.outage = Outage(log, "runner")
-        self._schedule: list[tuple[int, str]] = []
+        self._schedule: list[tuple[int, str, int]] = []
         self._wake = asyncio.Event()
         games.on_due = self.schedule
 
-    def schedule(self, game_id: str, at: int) -> None:
-        """Look at ``game_id`` again at ``at`` (ms)."""
-        heapq.heappush(self._schedule, (at, game_id))
+    def schedule(self, game_id: str, at: int, version: int) -> None:
+        """Look at ``game_id`` again at ``at`` (ms), if it is still at ``version`` then: a later append scheduled its own
+        look (or, another worker's, recorded it in the store's due set), and this one must not move a bot early."""
+        heapq.heappush(self._schedule, (at, game_id, version))
         self._wake.set()
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -58,8 +59,8 @@ class Runner:
             now = now_ms()
             try:
                 while self._schedule and self._schedule[0][0] <= now:
-                    _, game_id = heapq.heappop(self._schedule)
-                    await self.act(game_id, clear=False)
+                    _, game_id, version = heapq.heappop(self._schedule)
+                    await self.act(game_id, clear=False, version=version)
                 if now - last_scan >= self.scan_ms:
                     last_scan = now
                     await self.scan(now)
@@ -108,10 +109,14 @@ class Runner:
     # Kept for callers that drive the runner by hand (tests, tools).
     tick = scan
 
-    async def act(self, game_id: str, *, clear: bool = True) -> bool:
+    async def act(self, game_id: str, *, clear: bool = True, version: int | None = None) -> bool:
+        """Do what ``game_id`` is owed now. ``version``: the one a look was scheduled for; a game gone past it was
+        scheduled again by the append that moved it (its wait, a person's chance, counts from that one)."""
         # the cached game moves on while the thread chooses (a player's command, a read folding the tail): the move
         # is chosen on, named after and appended at one version, or refused as stale (409) and chosen again
         game = (await self.games.fresh(game_id)).snapshot()
+        if version is not None and game.version > version:
+            return False
         move = await asyncio.get_running_loop().run_in_executor(BOT_THREAD, server_move, game, now_ms(), self.games.idle_ms)
         if move is None:
             if clear:

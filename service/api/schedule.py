@@ -17,6 +17,8 @@ from service.events.base import BotParams
 from service.events.common import Close, Timeout
 from service.rules.engine import Game
 
+from . import chances
+
 
 class ServerMove(msgspec.Struct, frozen=True):
     command: msgspec.Struct
@@ -60,12 +62,18 @@ def _bot_plays_on(game: Game, bots: dict[int, str]) -> bool:
     return not holds_up(s) and s.turn_seat in bots and bool(game.rules.legal_commands(s, s.turn_seat))
 
 
-def pace(game: Game, bot_delay_ms: int, human_pace_ms: int) -> int:
+def pace(game: Game, bot_delay_ms: int, human_pace_ms: int, chance_ms: int = 0, before: object | None = None) -> int:
     """How long a server bot waits before it acts: ``bot_delay_ms`` always, and at least ``human_pace_ms`` at a table
-    where a person sits — so that the person can read what the bot did, and use an out-of-turn window before the next
-    bot closes it. Bots alone play at once."""
-    people = any(st.player is not None and not st.player.bot for st in game.state.seats)
-    return max(bot_delay_ms, human_pace_ms if people else 0)
+    where a person sits — so that the person can read what the bot did. When the event just appended opened a chance
+    for a person to act out of turn (``before``: the state before it; see ``chances``), or a person still bids in an
+    auction, at least ``chance_ms``: time to see the chance and take it before a bot's move closes it. Bots alone play
+    at once."""
+    if not chances.people(game.state):
+        return bot_delay_ms
+    wait = max(bot_delay_ms, human_pace_ms)
+    if chance_ms > wait and chances.holds_back(game, before):
+        return chance_ms
+    return wait
 
 
 def turn_due(game: Game, bots: dict[int, str]) -> int | None:
@@ -77,12 +85,15 @@ def turn_due(game: Game, bots: dict[int, str]) -> int | None:
     return clock(game.state)
 
 
-def due_at(game: Game, now: int, bot_delay_ms: int = 0, human_pace_ms: int = 0) -> int | None:
-    """The next moment the server must look at this game, or ``None`` if it waits on people only."""
+def due_at(
+    game: Game, now: int, bot_delay_ms: int = 0, human_pace_ms: int = 0, *, chance_ms: int = 0, before: object | None = None
+) -> int | None:
+    """The next moment the server must look at this game, or ``None`` if it waits on people only. ``now`` is the time
+    of the game's last event, and ``before`` the state before it (for ``pace``: did it open a person's chance?)."""
     s, rules = game.state, game.rules
     if rules.status_of(s) != "playing":
         return None
-    bot_delay_ms = pace(game, bot_delay_ms, human_pace_ms)
+    bot_delay_ms = pace(game, bot_delay_ms, human_pace_ms, chance_ms, before)
     bots = bot_seats(game)
     pending = s.pending
     turn = turn_due(game, bots)
@@ -113,9 +124,13 @@ def archive_due(game: Game, after_ms: int) -> int | None:
     return game.last_at + after_ms
 
 
-def next_due(game: Game, now: int, bot_delay_ms: int = 0, idle_ms: int = 0, human_pace_ms: int = 0) -> int | None:
+def next_due(
+    game: Game, now: int, bot_delay_ms: int = 0, idle_ms: int = 0, human_pace_ms: int = 0, *, chance_ms: int = 0,
+    before: object | None = None,
+) -> int | None:
     """The next moment the server must look at the game: for a move it owes (``due_at``) or to close it, if sooner."""
-    times = [t for t in (due_at(game, now, bot_delay_ms, human_pace_ms), idle_due(game, idle_ms)) if t is not None]
+    owed = due_at(game, now, bot_delay_ms, human_pace_ms, chance_ms=chance_ms, before=before)
+    times = [t for t in (owed, idle_due(game, idle_ms)) if t is not None]
     return min(times, default=None)
 
 

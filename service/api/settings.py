@@ -36,6 +36,7 @@ class Settings(msgspec.Struct, kw_only=True):
     runner_interval_ms: int = 1000
     bot_delay_ms: int = 0
     human_pace_ms: int = 1000  # at a table where a person sits, a bot waits at least this long before it acts
+    human_chance_ms: int = 4000  # …and this long after an event that opened a chance for the person (api/chances.py)
     cache_size: int = 20_000
     store_connections: int = CONNECTIONS  # per worker; more concurrent requests wait for one (service/store/pool.py)
     store_wait_ms: int = WAIT_MS  # how long a request waits for a store connection before 503 store_busy

@@ -52,6 +52,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--human-pace-ms", type=int, default=env.human_pace_ms,
                    help=f"at a table where a person sits, a bot waits at least this long before it acts, so the person "
                         f"can follow (default {env.human_pace_ms}; 0: at once; bots alone always play at once)")
+    p.add_argument("--human-chance-ms", type=int, default=env.human_chance_ms,
+                   help=f"after an event that opened a chance for a person to act out of turn (an Officer Jones, an answer "
+                        f"such as a bid), and between moves of a Monopoly auction a person still bids in, the bots wait "
+                        f"at least this long, so the person can take it (default {env.human_chance_ms}; see docs/bots.md)")
     p.add_argument("--idle-close-ms", type=int, default=env.idle_close_ms,
                    help=f"close a game nobody joined or moved in for this long (default {env.idle_close_ms}: 24 h; 0: never)")
     store = p.add_argument_group("the store and the worker (docs/operating.md)")

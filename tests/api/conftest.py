@@ -22,7 +22,7 @@ def make_settings(kind: str, tmp_path, **overrides) -> Settings:
     # no rate limits (the tests create hundreds of games from one address) and no idle close: tests/api/test_limits.py
     # and test_idle_close.py turn them on
     base = {"data_dir": tmp_path / "data", "admin_token": ADMIN, "runner_interval_ms": 250, "rate_limits": False,
-            "human_pace_ms": 0,
+            "human_pace_ms": 0, "human_chance_ms": 0,
             "idle_close_ms": 0}
     if kind == "redis":
         base.update(redis_url=need_redis(), namespace=namespace())

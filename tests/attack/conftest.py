@@ -44,7 +44,7 @@ def attack_port() -> int:
 
 def settings(tmp_path: Path, **overrides) -> Settings:
     base = {"data_dir": tmp_path / "data", "admin_token": ADMIN, "runner_interval_ms": 250, "rate_limits": False,
-            "idle_close_ms": 0, "human_pace_ms": 0}
+            "idle_close_ms": 0, "human_pace_ms": 0, "human_chance_ms": 0}
     base.update(overrides)
     return Settings(**base)
 

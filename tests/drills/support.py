@@ -44,7 +44,7 @@ def service_settings(**overrides: Any) -> dict[str, Any]:
     """The drills' service: our admin token and namespace, a brisk runner and projector, bots without delay, no
     rate limits (a drill creates its games as fast as it can, from one address) and no idle close."""
     return {"admin_token": ADMIN, "namespace": NAMESPACE, "runner_interval_ms": 100, "projector_poll_ms": 100,
-            "bot_delay_ms": 0, "human_pace_ms": 0, "rate_limits": False, "idle_close_ms": 0, **overrides}  # fmt: skip
+            "bot_delay_ms": 0, "human_pace_ms": 0, "human_chance_ms": 0, "rate_limits": False, "idle_close_ms": 0, **overrides}  # fmt: skip
 
 
 async def wait_until(check: Callable[[], Awaitable[bool]], seconds: float, what: str, every: float = 0.05) -> float:

@@ -341,7 +341,8 @@ class Games:
         peek = _Peek(game, state, envelopes)
         # counted from the events' own time (never before the last one's), and told the state before them: a wait for a
         # chance the events opened is measured from them (chances.py)
-        owed = due_at(peek, peek.last_at, self.bot_delay_ms, self.human_pace_ms, chance_ms=self.chance_ms, before=game.state)
+        owed = due_at(peek, peek.last_at, self.bot_delay_ms, self.human_pace_ms, chance_ms=self.chance_ms,
+                      before=game.state)
         idle = idle_due(peek, self.idle_ms)
         cold = archive_due(peek, self.archive_after_ms) if self.store.archive is not None else None
         due = min((t for t in (owed, idle, cold) if t is not None), default=None)

@@ -71,7 +71,7 @@ def pace(game: Game, bot_delay_ms: int, human_pace_ms: int, chance_ms: int = 0, 
     if not chances.people(game.state):
         return bot_delay_ms
     wait = max(bot_delay_ms, human_pace_ms)
-    if chance_ms > wait and chances.holds_back(game, before):
+    if chance_ms > wait and bot_seats(game) and chances.holds_back(game, before):  # no bots: nobody to hold back
         return chance_ms
     return wait
 
@@ -86,7 +86,8 @@ def turn_due(game: Game, bots: dict[int, str]) -> int | None:
 
 
 def due_at(
-    game: Game, now: int, bot_delay_ms: int = 0, human_pace_ms: int = 0, *, chance_ms: int = 0, before: object | None = None
+    game: Game, now: int, bot_delay_ms: int = 0, human_pace_ms: int = 0, *, chance_ms: int = 0,
+    before: object | None = None,
 ) -> int | None:
     """The next moment the server must look at this game, or ``None`` if it waits on people only. ``now`` is the time
     of the game's last event, and ``before`` the state before it (for ``pace``: did it open a person's chance?)."""

@@ -30,7 +30,7 @@ run: $(STAMP)
 test: $(STAMP) chromium
 	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal --durations=15 $(ARGS)
 
-# the same suite with the long randomised runs at release depth (tests/depth.py; README "Testing"): an hour or more
+# the same suite with the long randomised runs at release depth (tests/depth.py; docs/testing.md): an hour or more
 soak: $(STAMP) chromium
 	FREE_PARKING_SOAK=1 $(PY) -m pytest -n $(TEST_JOBS) --dist worksteal --durations=30 $(ARGS)
 

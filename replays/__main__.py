@@ -1,6 +1,7 @@
 """``python -m replays verify FILE|DIR … [--receipts FILE …] [--key PUBKEY]``: check exported logs offline; exit 0 only if
 every one verifies (and agrees with every receipt players kept, each signed by a key given); 1 if one is REJECTED; 3
-if none is but one is CONTESTED (receipts the service signed with a key after its listed retirement disagree with it).
+if none is but one is CONTESTED (receipts the service signed with a key after its listed retirement disagree with it);
+2 if a file is the service's JSON error answer instead of a log (it says so, with the error's code and message).
 A file whose first line is a tournament manifest is a bundle: every table, its manifest entry and the standings.
 
 ``python -m replays audit BUNDLE [--csv FILE] [--ranking-csv FILE]``: a tournament bundle told for a person, its
@@ -21,6 +22,7 @@ import argparse
 import sys
 from pathlib import Path
 
+import msgspec
 from rich.console import Console
 from rich.progress import Progress
 
@@ -59,7 +61,7 @@ def _verify(args: argparse.Namespace) -> int:
         return 2
     for note in args.notes:  # said first: what follows is the verdict on the rest
         console.print(f"set aside from the receipts: {note}", markup=False)
-    failed, args.contested = 0, 0
+    failed, args.contested, errors = 0, 0, 0
     bundles = any(map(_starts_bundle, files))
     with _progress(disable=(len(files) < 20 and not bundles) or args.quiet) as bar:
         task = bar.add_task("verifying", total=len(files))
@@ -67,19 +69,39 @@ def _verify(args: argparse.Namespace) -> int:
             where = f"  ({path})" if len(files) > 1 else ""
             try:
                 data = path.read_bytes()
-                check = _check_bundle if is_bundle(data) else _check_log
-                ok = check(data, args, console, bar, where)
+                if said := service_error(data):
+                    console.print(f"NOT AN EXPORT {path}: {said}", markup=False)
+                    errors += 1
+                    ok = False
+                else:
+                    check = _check_bundle if is_bundle(data) else _check_log
+                    ok = check(data, args, console, bar, where)
             except (OSError, ExportError) as e:
                 console.print(f"REJECTED {path}: {e}", markup=False)
                 ok = False
             failed += not ok
             bar.advance(task)
-    rejected = failed - args.contested
+    rejected = failed - args.contested - errors
     if len(files) > 1:
         total = f"{len(files) - failed} of {len(files)} logs verified" + (f", {rejected} rejected" if rejected else "")
         total += f", {args.contested} contested" if args.contested else ""
         console.print(total, markup=False)
-    return 1 if rejected else 3 if args.contested else 0
+    return 1 if rejected else 2 if errors else 3 if args.contested else 0
+
+
+def service_error(data: bytes) -> str | None:
+    """What the service said, when ``data`` is one of its error answers (``{"error": {"code", "message", …}}``) rather
+    than a log — the 403 body of an export fetched before the game ended, saved by ``curl -o``. Such a file is no
+    forged log to reject: it says why there was no log to save, and that is what a person needs to read."""
+    try:
+        body = msgspec.json.decode(data.strip() or b"null")
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    error = body.get("error") if isinstance(body, dict) and len(body) == 1 else None
+    if not isinstance(error, dict) or not isinstance(error.get("code"), str):
+        return None
+    return (f"this is the service's error answer, not an exported log — {error['code']}: {error.get('message', '')} "
+            "(fetch the export again once that is resolved: a game's full log is published when it is finished)")
 
 
 def _evidence(args: argparse.Namespace) -> tuple[list[Receipt] | None, Keys | None]:

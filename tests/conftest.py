@@ -84,7 +84,7 @@ def pytest_runtest_logreport(report):
 
 
 def pytest_terminal_summary(terminalreporter, config):
-    """The wall time against the budget, and every test over ``SLOW_TEST_SECONDS`` (the README's "Testing" has the
+    """The wall time against the budget, and every test over ``SLOW_TEST_SECONDS`` (docs/testing.md has the
     rule): printed by the controller only, once per run."""
     import time
 

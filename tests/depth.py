@@ -2,7 +2,7 @@
 few seconds; ``make soak`` (``FREE_PARKING_SOAK=1``) runs them at the counts that give a release its confidence.
 
 Each count is named, so one can be turned up alone (``FREE_PARKING_PROPERTY_GAMES=2000 make test ARGS=…``); the
-README's "Testing" section lists every count with both of its values. The rule for the next test: ``make test``
+docs/testing.md ("The budget") lists every count with both of its values. The rule for the next test: ``make test``
 stays within eight minutes here — a test that needs many games takes its count from here, with a ``make test`` value
 that still reaches every corner it asserts on.
 """

@@ -166,7 +166,7 @@ def table(rows: list[Rate], title: str) -> Table:
 
 
 def markdown(rows: list[Rate]) -> str:
-    """The same table for README.md."""
+    """The same table for docs/solitaire-odds.md."""
     lines = ["| " + " | ".join(HEADERS) + " |", "|---" + "|--:" * (len(HEADERS) - 1) + "|"]
     lines += ["| " + " | ".join(cells(rate)) + " |" for rate in rows]
     return "\n".join(lines)

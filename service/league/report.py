@@ -1,4 +1,5 @@
-"""A league's results as a terminal table, Markdown for the README, JSON for programs, and a PNG of the ratings."""
+"""A league's results as a terminal table, Markdown for docs/bots.md ("Bots, measured"), JSON for programs, and a PNG
+of the ratings."""
 
 from __future__ import annotations
 

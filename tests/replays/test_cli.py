@@ -174,3 +174,25 @@ def test_play_prints_one_audited_game_and_its_verdict(capsys):
 def test_an_unknown_bot_is_refused(tmp_path, capsys):
     assert service_main(["simulate", "free-parking", "--games", "1", "--bots", "clever", "--export", str(tmp_path)]) == 2
     assert "unknown bot clever; known: " in capsys.readouterr().out
+
+
+def test_an_error_answer_saved_as_the_export_says_what_the_service_said_and_exits_2(tmp_path, capsys):
+    """``curl -o game.ndjson`` of an export before the game ended saves the 403 body: verify reads it out (the
+    service's error, its code and message) instead of calling it a bad header."""
+    body = tmp_path / "game.ndjson"
+    body.write_text('{"error":{"code":"forbidden","message":"The full log is published when the game is over (or to '
+                    'the admin)","detail":{"request_id":"56d528307e808930"}}}')
+    assert replays_main(["verify", str(body)]) == 2
+    (line,) = _lines(capsys)
+    assert line.startswith(f"NOT AN EXPORT {body}: this is the service's error answer, not an exported log")
+    assert "forbidden: The full log is published when the game is over (or to the admin)" in line
+
+
+def test_an_error_answer_beside_a_good_log_exits_2_and_a_rejected_one_still_exits_1(logs, tmp_path, capsys):
+    folder, _, _ = logs
+    body = tmp_path / "error.ndjson"
+    body.write_text('{"error": {"code": "not_found", "message": "No such game", "detail": {}}}\n')
+    assert replays_main(["verify", str(folder / "a-good.ndjson"), str(body)]) == 2
+    assert _lines(capsys)[-1] == "1 of 2 logs verified"
+    assert replays_main(["verify", str(folder / "c-tampered.ndjson"), str(body)]) == 1
+    assert _lines(capsys)[-1] == "0 of 2 logs verified, 1 rejected"

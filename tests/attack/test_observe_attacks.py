@@ -90,3 +90,29 @@ async def test_head_is_answered_where_get_is(tmp_path):
             get, head = await api.get(path), await api.head(path)
             assert get.status_code == 200, (path, get.status_code)
             assert head.status_code == 200 and head.content == b"", (path, head.status_code, head.headers.get("allow"))
+
+
+def _responses(text: str, route: str) -> dict[str, float]:
+    """``free_parking_responses_total`` of one route, by status."""
+    return {s.labels["status"]: s.value for f in text_string_to_metric_families(text) for s in f.samples
+            if s.name == "free_parking_responses_total" and s.labels.get("route") == route}
+
+
+async def test_a_client_that_hangs_up_mid_body_is_counted_as_a_hang_up_not_a_server_error(tmp_path):
+    """A client that sends half its body and closes is no failure of the server: /metrics counted it as a 500
+    (Sanic's RequestCancelled fell through to its default handler), which pages whoever watches 5xx."""
+    async with inproc(settings(tmp_path)) as api:
+        host, port = str(api.base_url).removeprefix("http://").split(":")
+        partial = (b"POST /players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{\"na",
+                   b"POST /players HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{\"na")
+        for request in partial:
+            _, writer = await asyncio.open_connection(host, int(port))
+            writer.write(request)
+            await writer.drain()
+            writer.close()
+        for _ in range(200):  # the hang-ups are counted once the worker has seen each connection close
+            counted = _responses((await api.get("/metrics")).text, "/players")
+            if sum(counted.values()) >= 2:
+                break
+            await asyncio.sleep(0.05)
+    assert counted == {"499": 2.0}, counted

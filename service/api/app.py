@@ -181,13 +181,14 @@ _SPEC_FILES: dict[str, str] = {}
 
 
 def _head_where_get(app: Sanic) -> None:
-    """HEAD on every GET route, sanic-ext's own among them (Sanic sends the GET answer's headers, no body), added while
-    the app is made: sanic-ext's ``http_auto_head`` adds them as the server starts, where each route added rebuilds
-    the router again (about half a second an app start here)."""
+    """HEAD on every GET route but the streamed ones (``openapi.streamed``), sanic-ext's own among them (Sanic sends
+    the GET answer's headers, no body), added while the app is made: sanic-ext's ``http_auto_head`` adds them as the
+    server starts, where each route added rebuilds the router again (about half a second an app start here). A
+    streamed route's HEAD is 405 with ``Allow: GET`` (docs/limits.md)."""
     for group in list(app.router.groups.values()):
         if "GET" not in group.methods or "HEAD" in group.methods:
             continue
-        for route in [r for r in group if "GET" in r.methods]:
+        for route in [r for r in group if "GET" in r.methods and not getattr(r.handler, "streamed", False)]:
             app.add_route(functools.partial(_head, get_handler=route.handler), group.uri, methods=["HEAD"],
                           host=route.requirements.get("host"), strict_slashes=group.strict, name=f"{route.name}_head",
                           unquote=group.unquote)

@@ -28,7 +28,7 @@ from .errors import ApiError, bad_body
 from .games import Games, SeatOf, Unseated, now_ms
 from .kinds import KINDS, config_for, default_seats, other_kind, server_command
 from .lobby import summaries
-from .openapi import doc
+from .openapi import doc, streamed
 from .signed import registered_key, sound_key
 
 bp = Blueprint("api")
@@ -335,6 +335,7 @@ MOST_SEATS = max(high for high in (k.seats[1] for k in KINDS.values()))
 @doc("get", "/games/<game_id:str>/export", "The full log as NDJSON: a header, then every envelope", answers={200: str}, errors=(400, 401, 403, 404, 503),
      content_type="application/x-ndjson",
      query={"as": _int_query(0, MOST_SEATS - 1, None, "a seat: the log as that seat saw it (its header's `viewer` says `seat N`)")})
+@streamed
 async def export(request: Request, game_id: str) -> ResponseStream:
     """The full log: to the admin, or to anyone once the game is over. With `?as=<seat>`, that seat's record: every
     event with its hash and `prev_hash`, the secrets the seat was shown whole (the cards drawn into its hand) kept and

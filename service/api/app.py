@@ -28,7 +28,7 @@ from service.projections import Projector
 from . import docs, errors, observe, web
 from .archiver import Archiver
 from .games import Games, now_ms
-from .limits import CommandLimiter, Limiter, limits_of
+from .limits import Limiter, limits_of
 from .live import bp as live_bp
 from .openapi import spec
 from .players import bp as players_bp
@@ -92,7 +92,6 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
             settings.archive_after_ms and store.archive is not None) else None
         limits = limits_of(settings)
         app.ctx.limiter = Limiter(store, limits)
-        app.ctx.commands = CommandLimiter(limits.get("commands"))
         app.ctx.stop = asyncio.Event()
         app.ctx.tasks = []
         loop = asyncio.get_running_loop()

@@ -206,12 +206,14 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
         player = Player(name=f"{body.bot} bot", player_id=new_id("b"), bot=body.bot, bot_version=SIGHTED,
                         bot_params=params_of(game.rules.KIND, body.bot))  # named at its table (Games.seat)
     elif registered:
+        await request.app.ctx.limiter.charge("seats", request, who)
         player = Player(name=who.name or "", player_id=who.player_id, public_key=public_key)
         token = request.headers["authorization"].partition(" ")[2].strip()
     else:
         assert body.name is not None
         player = Player(name=body.name, player_id=new_id("g"), guest=True, public_key=public_key)
         Games.check_seat(await _games(request).fresh(game_id), player, reserved)  # a refused join writes no token
+        await request.app.ctx.limiter.charge("seats", request, who)  # each a new player, whose commands a new bucket
         token = await issue(store, TokenRecord(kind="guest", player_id=player.player_id, name=body.name, game_id=game_id))
     game, seat = await _games(request).seat(game_id, player, reserved, tournament=meta.get("tournament"), client_seed=body.client_seed)
     return _answer(s.SeatAnswer(seat, token or "", player.player_id or ""), 201)
@@ -230,7 +232,7 @@ async def get_game(request: Request, game_id: str) -> HTTPResponse:
      errors=(400, 401, 403, 404, 409, 413, 422, 503), auth="required")
 async def command(request: Request, game_id: str) -> HTTPResponse:
     who = require(await _caller(request))
-    request.app.ctx.commands.charge(who)  # every command a game accepts is an event kept for good
+    await request.app.ctx.limiter.charge_command(request, who)  # every command a game accepts is an event kept for good
     games = _games(request)
     game = await games.load(game_id)
     cmd = _command(game, request.body or b"")  # the kind never changes: any cached state says it

@@ -12,6 +12,8 @@ what is refused is the budget, never the test's speed.
 
 from __future__ import annotations
 
+import pytest
+
 from service.api.settings import Settings
 from tests.api.conftest import fresh_app, make_settings
 from tests.attack.conftest import ADMIN, ADMIN_HEADERS, bearer, inproc, settings
@@ -96,10 +98,14 @@ async def test_guest_commands_from_one_address_are_limited_however_many_seats_it
         assert r.status_code == 200, r.text  # another address has a budget of its own
 
 
-async def test_two_workers_on_one_redis_share_one_budget(tmp_path):
+@pytest.mark.parametrize("kind", ["redis", "cluster"])
+async def test_two_workers_on_one_redis_share_one_budget(kind, tmp_path, request):
     """Two services on one Redis namespace, as two workers are: a player's commands, and an address's, count in both
-    (each worker counted alone before, so two workers gave twice the limit)."""
-    config = make_settings("redis", tmp_path, rate_limits=True, proxies_count=1, admin_token=ADMIN)
+    (each worker counted alone before, so two workers gave twice the limit). On a Redis Cluster too, where a
+    command's two buckets sit in different slots and are taken one after the other."""
+    if kind == "cluster":
+        request.getfixturevalue("redis_cluster")
+    config = make_settings(kind, tmp_path, rate_limits=True, proxies_count=1, admin_token=ADMIN)
     apps = [fresh_app(config), fresh_app(config)]
     try:
         async with serving(apps[0]) as one, serving(apps[1]) as two:

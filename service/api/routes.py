@@ -206,14 +206,15 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
         player = Player(name=f"{body.bot} bot", player_id=new_id("b"), bot=body.bot, bot_version=SIGHTED,
                         bot_params=params_of(game.rules.KIND, body.bot))  # named at its table (Games.seat)
     elif registered:
-        await request.app.ctx.limiter.charge("seats", request, who)
         player = Player(name=who.name or "", player_id=who.player_id, public_key=public_key)
+        Games.check_seat(await _games(request).fresh(game_id), player, reserved)  # a refused join takes no seat token
+        await request.app.ctx.limiter.charge("seats", request, who)
         token = request.headers["authorization"].partition(" ")[2].strip()
     else:
         assert body.name is not None
         player = Player(name=body.name, player_id=new_id("g"), guest=True, public_key=public_key)
         Games.check_seat(await _games(request).fresh(game_id), player, reserved)  # a refused join writes no token
-        await request.app.ctx.limiter.charge("seats", request, who)  # each a new player, whose commands a new bucket
+        await request.app.ctx.limiter.charge("seats", request, who)  # each guest a new player, with commands of its own
         token = await issue(store, TokenRecord(kind="guest", player_id=player.player_id, name=body.name, game_id=game_id))
     game, seat = await _games(request).seat(game_id, player, reserved, tournament=meta.get("tournament"), client_seed=body.client_seed)
     return _answer(s.SeatAnswer(seat, token or "", player.player_id or ""), 201)

@@ -119,3 +119,19 @@ async def test_two_workers_on_one_redis_share_one_budget(kind, tmp_path, request
             assert sent == DEFAULTS.address_commands_burst and refused(r, "address", "commands"), (sent, r and r.text)
     finally:
         await drop_namespace_at(config.redis_url, config.namespace)
+
+
+async def test_a_refused_join_takes_no_token_of_the_seats_limit(tmp_path):
+    """A join refused for what it asks (here a full table) is no seat taken: a registered player refused more often
+    than the burst is still seated at the next free table, and answered 409, never 429, meanwhile."""
+    async with limited(tmp_path) as api:
+        api.app.ctx.limiter.clock = lambda: NOW
+        token = (await api.post("/players", json={"name": "Ann"}, headers=at("10.23.0.1"))).json()["token"]
+        full = (await api.post("/games", json={"kind": "free-parking", "seats": 2}, headers=ADMIN_HEADERS)).json()["game_id"]
+        for _ in range(2):
+            assert (await api.post(f"/games/{full}/seats", json={"bot": "random"}, headers=ADMIN_HEADERS)).status_code == 201
+        for _ in range(DEFAULTS.seats_burst + 2):
+            r = await api.post(f"/games/{full}/seats", json={}, headers=at("10.23.0.1", token))
+            assert r.status_code == 409 and r.json()["error"]["code"] == "game_full", r.text
+        free = (await api.post("/games", json={"kind": "free-parking", "seats": 2}, headers=ADMIN_HEADERS)).json()["game_id"]
+        assert (await api.post(f"/games/{free}/seats", json={}, headers=at("10.23.0.1", token))).status_code == 201

@@ -19,7 +19,7 @@ from rich.console import Console
 from . import archive, bots, http, length, memory, rebuild, replay, stages
 from .report import markdown, print_table
 
-ALL = ["1", "1c", "1s", "2", "3", "3e", "4", "4b", "4j", "5", "6", "6c", "7", "8", "9", "9k", "10", "11", "11r"]
+ALL = ["1", "1c", "1l", "1s", "2", "3", "3e", "4", "4b", "4j", "5", "6", "6c", "7", "8", "9", "9k", "10", "11", "11r"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"[dim]{time.perf_counter() - started:6.1f}s[/dim] {text}", highlight=False)
 
     suites = [
-        ("HTTP load (1, 2, 6, 8, 9, 9k)", {"1", "1c", "2", "6", "6c", "8", "9", "9k"}, http.run),
+        ("HTTP load (1, 1l, 2, 6, 8, 9, 9k)", {"1", "1c", "1l", "2", "6", "6c", "8", "9", "9k"}, http.run),
         ("where a request's CPU goes (1s)", {"1s"}, stages.run),
         ("game length (3)", {"3", "3e"}, length.run),
         ("replays verify (4)", {"4", "4j"}, replay.run),

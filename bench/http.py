@@ -8,6 +8,7 @@ A round runs the load generator (a separate process: ``bench.loadgen``) for the 
 - the service on Redis signing no receipts (benchmark 9: what signing every version costs);
 - the service on Redis with every seat keyed, each command signed by its player (benchmark 9k: what checking the
   players' signatures costs);
+- the service on Redis with the command limits on (benchmark 1l: what counting every command in the store costs);
 then times the append script alone: ``EVALSHA`` called directly, one call at a time, for its own p99.
 """
 
@@ -22,6 +23,12 @@ import msgspec
 
 from . import procs
 from .report import Measure
+
+
+COUNTED = {"rate_limits": "true", "games_per_minute": "0", "players_per_minute": "0", "seats_per_minute": "0",
+           "commands_burst": "1000000000", "commands_per_minute": "1000000000",
+           "address_commands_burst": "1000000000", "address_commands_per_minute": "1000000000"}
+"""Benchmark 1l's service: every command charged to its player's and its address's buckets, none ever refused."""
 
 
 def measures() -> dict[str, Measure]:
@@ -41,6 +48,10 @@ def measures() -> dict[str, Measure]:
         "8": Measure("8", "embedded store: HTTP commands/s (same load)", "the service on real Redis", 0.5, "min"),
         "9": Measure("9", "HTTP commands/s with signed receipts (1 worker, Redis)", "the same service signing nothing (--no-receipts)",
                      0.9, "min"),
+        "1l": Measure("1l", "HTTP commands/s with every command counted against its player's and address's limits (1 worker, Redis)",
+                      "the same load, --no-rate-limits", 0.9, "min",
+                      note="the limits set far above the load (none refused) and games, players and seats not limited: the "
+                           "load generator creates its games from one address (docs/limits.md)"),
         "9k": Measure("9k", "HTTP commands/s with every seat keyed, each command signed by its player (1 worker, Redis)",
                       "the same load, unkeyed seats (docs/signed-commands.md)", 0.85, "min"),
     }
@@ -97,6 +108,13 @@ def run(args, ms: dict[str, Measure], log) -> None:
                 log(f"  round {rnd + 1}: service, no receipts:      {_short(unsigned)}")
                 ms["9"].add(game["commands_per_s"] / unsigned["commands_per_s"],
                             f"{game['commands_per_s']:.0f} vs {unsigned['commands_per_s']:.0f} commands/s")
+            if "1l" in args.only:
+                counted = _run(procs.service(1, redis.url, **COUNTED), "game", args, seed, redis=redis)
+                log(f"  round {rnd + 1}: service, commands counted: {_short(counted)}")
+                ms["1l"].add(counted["commands_per_s"] / game["commands_per_s"],
+                             f"{counted['commands_per_s']:.0f} vs {game['commands_per_s']:.0f} commands/s; worker CPU a request "
+                             f"{counted['server_cpu_us']:.0f} vs {game['server_cpu_us']:.0f} µs, Redis "
+                             f"{counted['redis_cpu_us']:.0f} vs {game['redis_cpu_us']:.0f} µs")
             if "9k" in args.only:
                 keyed = _run(procs.service(1, redis.url), "game", args, seed, redis=redis, keyed=True)
                 log(f"  round {rnd + 1}: service, keyed seats:      {_short(keyed)}")

@@ -28,7 +28,7 @@ from service.projections import Projector
 from . import docs, errors, observe, web
 from .archiver import Archiver
 from .games import Games, now_ms
-from .limits import CommandLimiter, Limiter, limits_of
+from .limits import Limiter, limits_of
 from .live import bp as live_bp
 from .openapi import spec
 from .players import bp as players_bp
@@ -92,7 +92,6 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
             settings.archive_after_ms and store.archive is not None) else None
         limits = limits_of(settings)
         app.ctx.limiter = Limiter(store, limits)
-        app.ctx.commands = CommandLimiter(limits.get("commands"))
         app.ctx.stop = asyncio.Event()
         app.ctx.tasks = []
         loop = asyncio.get_running_loop()
@@ -181,13 +180,14 @@ _SPEC_FILES: dict[str, str] = {}
 
 
 def _head_where_get(app: Sanic) -> None:
-    """HEAD on every GET route, sanic-ext's own among them (Sanic sends the GET answer's headers, no body), added while
-    the app is made: sanic-ext's ``http_auto_head`` adds them as the server starts, where each route added rebuilds
-    the router again (about half a second an app start here)."""
+    """HEAD on every GET route but the streamed ones (``openapi.streamed``), sanic-ext's own among them (Sanic sends
+    the GET answer's headers, no body), added while the app is made: sanic-ext's ``http_auto_head`` adds them as the
+    server starts, where each route added rebuilds the router again (about half a second an app start here). A
+    streamed route's HEAD is 405 with ``Allow: GET`` (docs/limits.md)."""
     for group in list(app.router.groups.values()):
         if "GET" not in group.methods or "HEAD" in group.methods:
             continue
-        for route in [r for r in group if "GET" in r.methods]:
+        for route in [r for r in group if "GET" in r.methods and not getattr(r.handler, "streamed", False)]:
             app.add_route(functools.partial(_head, get_handler=route.handler), group.uri, methods=["HEAD"],
                           host=route.requirements.get("host"), strict_slashes=group.strict, name=f"{route.name}_head",
                           unquote=group.unquote)

@@ -17,6 +17,8 @@ from service.rules.errors import RuleViolation
 from . import metrics
 
 log = logging.getLogger("free_parking.api")
+CLIENT_CLOSED = 499
+"""The status a request the client hung up on is counted under (never sent: nobody is there to read it)."""
 
 
 class ApiError(Exception):
@@ -161,6 +163,13 @@ def install(app: Sanic) -> None:
                                   {"retry_after": BUSY_RETRY_AFTER})
         response.headers["retry-after"] = str(BUSY_RETRY_AFTER)
         return response
+
+    @app.exception(sx.RequestCancelled)
+    async def _hung_up(request: Request, e: BaseException) -> HTTPResponse:
+        """The client closed its connection before it had its answer (mid-body, or while its handler ran): nothing
+        is sent, and the metrics and the access log count it as 499 ``client_closed`` (nginx's status for it), not
+        as the server's failure — it is no bug, and a 500 would page someone for a client's hang-up."""
+        return error_response(CLIENT_CLOSED, "client_closed", "The client closed the connection before its answer")
 
     @app.exception(sx.SanicException)
     async def _sanic(request: Request, e: sx.SanicException) -> HTTPResponse:

@@ -1,17 +1,16 @@
-"""Per-client limits on what creates records kept for good: new players and new games (docs/limits.md).
+"""Per-client limits on what is kept for good: new players, games and seats, and commands (docs/limits.md).
 
-Each limit is a token bucket (GCRA, ``Store.rate_take``): ``burst`` at once, then ``per_minute``. A request is
-charged to its client address's bucket and, when it carries a registered player's token, to that player's too, so
-neither many players on one address nor one player on many addresses gets past it. The buckets live in the store,
-so the limit holds across workers; a request refused by one bucket gives back what it took from the others, and
-writes nothing else. The admin is never limited.
+Each limit is a token bucket (GCRA, ``Store.rate_take_all``): ``burst`` at once, then ``per_minute``. A request is
+charged to its client address's bucket and to its player's (a registered player's for what creates records; a
+guest's too for commands, every seat being a new player), so neither many players on one address nor one player on
+many addresses gets past it. The buckets live in the store, so the limit holds across workers; a request is charged
+to all its buckets in one step, or to none, and a refused one writes nothing else. The admin is never limited.
 """
 
 from __future__ import annotations
 
 import hashlib
 import ipaddress
-from collections import OrderedDict
 from collections.abc import Callable
 
 import msgspec
@@ -24,7 +23,9 @@ from .errors import ApiError
 from .games import now_ms
 from .settings import Settings
 
-WHAT = {"games": "new games", "players": "new players", "commands": "commands"}
+WHAT = {"games": "new games", "players": "new players", "seats": "seats taken", "commands": "commands"}
+ADDRESS_COMMANDS = "commands:addr"
+"""The key in ``limits_of`` of the commands limit per address (the action is ``commands``, by ``address``)."""
 
 
 class Limit(msgspec.Struct, frozen=True):
@@ -44,7 +45,9 @@ def limits_of(settings: Settings) -> dict[str, Limit]:
     wanted = {
         "games": Limit(settings.games_burst, settings.games_per_minute),
         "players": Limit(settings.players_burst, settings.players_per_minute),
+        "seats": Limit(settings.seats_burst, settings.seats_per_minute),
         "commands": Limit(settings.commands_burst, settings.commands_per_minute),
+        ADDRESS_COMMANDS: Limit(settings.address_commands_burst, settings.address_commands_per_minute),
     }
     return {action: limit for action, limit in wanted.items() if limit.per_minute > 0}
 
@@ -87,51 +90,45 @@ class Limiter:
         self.store, self.limits, self.clock = store, limits, clock
 
     async def charge(self, action: str, request: Request, who: Caller | None = None) -> None:
-        """Take a token for ``action`` from each of the caller's buckets, or raise 429 having kept none."""
+        """Take a token for ``action`` (``games``, ``players``, ``seats``) from each of the caller's buckets, or raise
+        429 having kept none."""
         limit = self.limits.get(action)
         if limit is None or (who is not None and who.admin):
             return
-        now, taken = self.clock(), []
-        for bucket, by in _buckets(action, request, who):
-            wait = await self.store.rate_take(bucket, now, limit.interval_ms, limit.burst)
-            if wait:
-                for back in taken:
-                    await self.store.rate_give_back(back, now, limit.interval_ms)
-                raise rate_limited(action, by, limit, wait)
-            taken.append(bucket)
+        await self._take([(bucket, action, by, limit) for bucket, by in _buckets(action, request, who)])
 
-
-class CommandLimiter:
-    """Commands per player, per worker, in this worker's memory: a command is the hot path, and a store round trip per
-    command would cost more than it guards. What it guards: every command a game accepts is an event kept for good
-    (a solitaire's moves and undos have no end), so one client must not append without bound. With W workers a player
-    gets W times the rate, which bounds it all the same. Buckets of players idle past the burst are forgotten."""
-
-    SIZE = 100_000
-
-    def __init__(self, limit: Limit | None, clock: Callable[[], int] = now_ms) -> None:
-        self.limit, self.clock = limit, clock
-        self._due: OrderedDict[str, int] = OrderedDict()  # GCRA: each player's theoretical arrival time
-
-    def charge(self, who: Caller) -> None:
-        """Take one of ``who``'s tokens, or raise 429."""
-        if self.limit is None or who.admin or who.player_id is None:
+    async def charge_command(self, request: Request, who: Caller) -> None:
+        """Take a token for a command from its player's bucket (a guest's too: a command is an event kept for good,
+        and a solitaire has no end of them) and from its address's, which bounds the many players an address can
+        have — a new guest with every seat — or raise 429 having kept none: one store call, the command's hot path."""
+        if who.admin or who.player_id is None:
             return
-        now, step = self.clock(), self.limit.interval_ms
-        due = max(self._due.pop(who.player_id, now), now)
-        if due - now > step * (self.limit.burst - 1):
-            self._due[who.player_id] = due
-            raise rate_limited("commands", "player", self.limit, due - now - step * (self.limit.burst - 1))
-        self._due[who.player_id] = due + step
-        while len(self._due) > self.SIZE:
-            self._due.popitem(last=False)
+        takes = []
+        if (limit := self.limits.get("commands")) is not None:
+            takes.append((f"commands:player:{who.player_id}", "commands", "player", limit))
+        if (limit := self.limits.get(ADDRESS_COMMANDS)) is not None:
+            takes.append((f"commands:addr:{_address_key(request)}", "commands", "address", limit))
+        await self._take(takes)
+
+    async def _take(self, takes: list[tuple[str, str, str, Limit]]) -> None:
+        if not takes:
+            return
+        buckets = [(bucket, limit.interval_ms, limit.burst) for bucket, _, _, limit in takes]
+        refused, wait = await self.store.rate_take_all(buckets, self.clock())
+        if refused >= 0:
+            _, action, by, limit = takes[refused]
+            raise rate_limited(action, by, limit, wait)
+
+
+def _address_key(request: Request) -> str:
+    """The client address as a bucket names it: hashed, so no client address is stored."""
+    return hashlib.sha256(client_address(request).encode()).hexdigest()[:32]
 
 
 def _buckets(action: str, request: Request, who: Caller | None) -> list[tuple[str, str]]:
     """The buckets a request is charged to: its address's (hashed: no client address is stored), and a registered
     player's. A guest's token is not a player's: anyone gets one by joining a game, so it would be no limit."""
-    address = hashlib.sha256(client_address(request).encode()).hexdigest()[:32]
-    out = [(f"{action}:addr:{address}", "address")]
+    out = [(f"{action}:addr:{_address_key(request)}", "address")]
     if who is not None and who.player_id is not None and who.guest_of is None:
         out.append((f"{action}:player:{who.player_id}", "player"))
     return out

@@ -31,7 +31,7 @@ from service.events.receipt import Receipt
 
 from . import metrics
 from .errors import ApiError
-from .openapi import REF, component, doc
+from .openapi import REF, component, doc, streamed
 from .routes import (
     EVENTS_AFTER,
     _caller,
@@ -93,6 +93,7 @@ component(Envelope)
      answers={200: SSE_EVENT, 204: None}, errors=(400, 401, 404, 503), content_type="text/event-stream",
      query={"after": _int_query(*EVENTS_AFTER, "the last seq you have (default 0); Last-Event-ID wins when both are sent")},
      headers={"Last-Event-ID": ({"type": "string", "pattern": f"^{LAST_EVENT_ID}$"}, "the last seq you have: a reconnect resumes after it")})
+@streamed
 async def stream(request: Request, game_id: str) -> HTTPResponse | None:
     """One message per event: `id: <seq>`, `event: <type>`, `data: <the envelope as GET /events gives it>`, redacted
     for the caller the same way. Resumes after `Last-Event-ID` (or `?after`), with no event missed or repeated.

@@ -17,6 +17,7 @@ from service.store.store import StoreUnavailable
 
 from . import metrics
 from . import schemas as s
+from .errors import CLIENT_CLOSED
 from .openapi import doc
 
 bp = Blueprint("observe")
@@ -47,13 +48,14 @@ def install(app: Sanic, access_log: bool) -> None:
         request_id = getattr(request.ctx, "request_id", None) or secrets.token_hex(8)  # refused before it arrived: 431
         response.headers["x-request-id"] = request_id
         code = "accepted"
-        if response.status < 500:
+        if response.status < 500 and response.status != CLIENT_CLOSED:  # a hang-up says nothing of the store
             request.app.ctx.requests_outage.ok()
         if response.status >= 400 and response.body and response.content_type == "application/json":
             response.body, code = _with_request_id(response.body, request_id)
         if (command := getattr(request.ctx, "command", None)) is not None:
             metrics.labelled(metrics.COMMANDS, *command, code).inc()
-        seconds = time.perf_counter() - getattr(request.ctx, "arrived", time.perf_counter())
+        now = time.perf_counter()
+        seconds = now - getattr(request.ctx, "arrived", now)  # none when the body never arrived whole: 0, not -0.0
         route = "/" + request.route.path if request.route else "unmatched"  # a route's pattern, never the raw path
         method = request.method if request.method in METHODS else "other"  # a made-up method is no series of its own
         metrics.labelled(metrics.REQUESTS, method, route).observe(seconds)

@@ -97,6 +97,14 @@ def doc(method: str, path: str, summary: str, **kw: Any) -> Callable[[Callable[.
     return wrap
 
 
+def streamed(handler: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a GET whose answer is a stream (an event stream, an export): it takes no HEAD (``app._head_where_get``).
+    A HEAD would run the stream's handler, which writes its body as it goes: the event stream's never ends, so the
+    connection was held open and a request pipelined after it never answered (issue 31)."""
+    handler.streamed = True  # type: ignore[attr-defined]
+    return handler
+
+
 _BUILT: dict[tuple[str, str, int], bytes] = {}
 
 

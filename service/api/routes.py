@@ -28,7 +28,7 @@ from .errors import ApiError, bad_body
 from .games import Games, SeatOf, Unseated, now_ms
 from .kinds import KINDS, config_for, default_seats, other_kind, server_command
 from .lobby import summaries
-from .openapi import doc
+from .openapi import doc, streamed
 from .signed import registered_key, sound_key
 
 bp = Blueprint("api")
@@ -207,11 +207,14 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
                         bot_params=params_of(game.rules.KIND, body.bot))  # named at its table (Games.seat)
     elif registered:
         player = Player(name=who.name or "", player_id=who.player_id, public_key=public_key)
+        Games.check_seat(await _games(request).fresh(game_id), player, reserved)  # a refused join takes no seat token
+        await request.app.ctx.limiter.charge("seats", request, who)
         token = request.headers["authorization"].partition(" ")[2].strip()
     else:
         assert body.name is not None
         player = Player(name=body.name, player_id=new_id("g"), guest=True, public_key=public_key)
         Games.check_seat(await _games(request).fresh(game_id), player, reserved)  # a refused join writes no token
+        await request.app.ctx.limiter.charge("seats", request, who)  # each guest a new player, with commands of its own
         token = await issue(store, TokenRecord(kind="guest", player_id=player.player_id, name=body.name, game_id=game_id))
     game, seat = await _games(request).seat(game_id, player, reserved, tournament=meta.get("tournament"), client_seed=body.client_seed)
     return _answer(s.SeatAnswer(seat, token or "", player.player_id or ""), 201)
@@ -230,7 +233,7 @@ async def get_game(request: Request, game_id: str) -> HTTPResponse:
      errors=(400, 401, 403, 404, 409, 413, 422, 503), auth="required")
 async def command(request: Request, game_id: str) -> HTTPResponse:
     who = require(await _caller(request))
-    request.app.ctx.commands.charge(who)  # every command a game accepts is an event kept for good
+    await request.app.ctx.limiter.charge_command(request, who)  # every command a game accepts is an event kept for good
     games = _games(request)
     game = await games.load(game_id)
     cmd = _command(game, request.body or b"")  # the kind never changes: any cached state says it
@@ -335,6 +338,7 @@ MOST_SEATS = max(high for high in (k.seats[1] for k in KINDS.values()))
 @doc("get", "/games/<game_id:str>/export", "The full log as NDJSON: a header, then every envelope", answers={200: str}, errors=(400, 401, 403, 404, 503),
      content_type="application/x-ndjson",
      query={"as": _int_query(0, MOST_SEATS - 1, None, "a seat: the log as that seat saw it (its header's `viewer` says `seat N`)")})
+@streamed
 async def export(request: Request, game_id: str) -> ResponseStream:
     """The full log: to the admin, or to anyone once the game is over. With `?as=<seat>`, that seat's record: every
     event with its hash and `prev_hash`, the secrets the seat was shown whole (the cards drawn into its hand) kept and

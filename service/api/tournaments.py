@@ -37,7 +37,7 @@ from . import schemas as s
 from .errors import ApiError, not_found
 from .games import now_ms
 from .kinds import config_for
-from .openapi import doc
+from .openapi import doc, streamed
 from .routes import _answer, _arg, _caller, _decode, _games, signed_header
 
 bp = Blueprint("tournaments")
@@ -201,6 +201,7 @@ _FORMATS = ("ndjson", "csv", "ranking-csv")
      answers={200: str}, errors=(400, 401, 403, 404, 503), content_type="application/x-ndjson", also=("text/csv",),
      query={"format": ({"enum": list(_FORMATS)}, "ndjson (default): the bundle; csv: the standings, one row per player per "
                        "round with the player's rank; ranking-csv: the ranking, one row per player (CSVs in UTF-8 with a BOM)")})
+@streamed
 async def export(request: Request, tournament_id: str) -> HTTPResponse | ResponseStream:
     """Open to the admin, and to anyone once every table has finished: the exports reveal every seed and hand."""
     who = await _caller(request)

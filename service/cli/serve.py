@@ -104,19 +104,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                            "listed by GET /keys: how a key given in FREE_PARKING_SIGNING_KEY is rotated")
     keys.add_argument("--no-receipts", dest="receipts", action="store_false", default=env.receipts,
                       help="sign nothing (FREE_PARKING_RECEIPTS=false): for measuring what signing costs")
-    limits = p.add_argument_group("limits on new players and games, per client address and per player (docs/limits.md)")
+    limits = p.add_argument_group("limits on new players, games, seats and commands, per client address and per player (docs/limits.md)")
     limits.add_argument("--no-rate-limits", dest="rate_limits", action="store_false", default=env.rate_limits,
                         help="no limit at all (FREE_PARKING_RATE_LIMITS=false)")
-    for what, words in (("games", "new games"), ("players", "new players"), ("commands", "commands of a player (per worker)")):
+    for what, words in (("games", "new games"), ("players", "new players"), ("seats", "seats taken (not a bot's)"),
+                        ("commands", "commands of a player"), ("address_commands", "commands of all the players on an address")):
         burst, rate = getattr(env, f"{what}_burst"), getattr(env, f"{what}_per_minute")
-        limits.add_argument(f"--{what}-burst", type=int, default=burst, help=f"{words} at once (default {burst})")
-        limits.add_argument(f"--{what}-per-minute", type=int, default=rate, help=f"then {words} a minute (default {rate}; 0: no limit)")
+        flag = what.replace("_", "-")
+        limits.add_argument(f"--{flag}-burst", type=int, default=burst, help=f"{words} at once (default {burst})")
+        limits.add_argument(f"--{flag}-per-minute", type=int, default=rate, help=f"then {words} a minute (default {rate}; 0: no limit)")
     limits.add_argument("--proxies-count", type=int, default=env.proxies_count,
                         help="proxies in front of the service that append to X-Forwarded-For (default 0: the peer is the client)")
 
 
 LIMIT_FIELDS = ("idle_close_ms", "rate_limits", "games_burst", "games_per_minute", "players_burst", "players_per_minute",
-                "commands_burst", "commands_per_minute", "proxies_count")
+                "seats_burst", "seats_per_minute", "commands_burst", "commands_per_minute", "address_commands_burst",
+                "address_commands_per_minute", "proxies_count")
 
 
 SECRETS = ("admin_token", "signing_key")

@@ -265,6 +265,21 @@ class EmbeddedStore(Store):
         self._now.set(key, tat + interval_ms, px=tat + interval_ms - now)
         return 0
 
+    async def rate_take_all(self, takes: list[tuple[str, int, int]], now: int) -> tuple[int, int]:
+        """``RATE_TAKE_ALL_LUA``, step for step, in one synchronous step: every bucket checked, then every one set."""
+        self._refuse_if_broken()
+        keys = [self.keys.bucket(bucket) for bucket, _, _ in takes]
+        next_tat = []
+        for i, (key, (_, interval_ms, burst)) in enumerate(zip(keys, takes, strict=True)):
+            tat = max(int(self._now.get(key) or 0), now)
+            wait = tat + interval_ms - burst * interval_ms - now
+            if wait > 0:
+                return i, wait
+            next_tat.append(tat + interval_ms)
+        for key, tat in zip(keys, next_tat, strict=True):
+            self._now.set(key, tat, px=tat - now)
+        return -1, 0
+
     async def rate_give_back(self, bucket: str, now: int, interval_ms: int) -> None:
         """``RATE_GIVE_BACK_LUA``, step for step."""
         self._refuse_if_broken()

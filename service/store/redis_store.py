@@ -17,6 +17,7 @@ import redis.asyncio as aioredis
 from redis import exceptions as rex
 from redis.asyncio.cluster import RedisCluster
 
+from .buckets import RATE_GIVE_BACK_LUA, RATE_TAKE_ALL_LUA, RATE_TAKE_LUA
 from .keys import PARTITIONS, STATUSES
 from .pool import CONNECTIONS, WAIT_MS, WaitingPool
 from .resp import fast_packing
@@ -101,32 +102,6 @@ redis.call('INCR', KEYS[7])
 return 1
 """
 
-# a rate limit's bucket (GCRA): the theoretical arrival time of the next request, in ms; a token is taken when that
-# time, less the burst's allowance, is not in the future. KEYS: the bucket; ARGV: now, interval, burst. Answers 0
-# when taken, else the ms to wait. The key's TTL ends when the bucket is full again: an idle bucket vanishes.
-RATE_TAKE_LUA = """
-local now, interval, burst = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local tat = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), now)
-local wait = tat + interval - burst * interval - now
-if wait > 0 then
-  return wait
-end
-redis.call('SET', KEYS[1], string.format('%d', tat + interval), 'PX', string.format('%d', tat + interval - now))
-return 0
-"""
-# a token taken back into its bucket. KEYS: the bucket; ARGV: now, interval
-RATE_GIVE_BACK_LUA = """
-local now, interval = tonumber(ARGV[1]), tonumber(ARGV[2])
-local tat = tonumber(redis.call('GET', KEYS[1]) or '0') - interval
-if tat > now then
-  redis.call('SET', KEYS[1], string.format('%d', tat), 'PX', string.format('%d', tat - now))
-else
-  redis.call('DEL', KEYS[1])
-end
-return 0
-"""
-
-
 def _parse_append(result: list[Any]) -> Appended:
     outcome = result[0].decode() if isinstance(result[0], bytes) else result[0]
     detail = result[1].decode() if isinstance(result[1], bytes) else result[1]
@@ -164,6 +139,7 @@ class RedisStore(Store):
         self._leaderboard = client.register_script(LEADERBOARD_LUA)
         self._rate_take = client.register_script(RATE_TAKE_LUA)
         self._rate_give_back = client.register_script(RATE_GIVE_BACK_LUA)
+        self._rate_take_all = client.register_script(RATE_TAKE_ALL_LUA)
         self._queue: list[tuple[AppendRequest, asyncio.Future[Appended]]] = []
         self._flushing = False
         self._flusher: asyncio.Task[None] | None = None  # held: the loop keeps only a weak reference to a task
@@ -299,6 +275,15 @@ class RedisStore(Store):
 
     async def rate_give_back(self, bucket: str, now: int, interval_ms: int) -> None:
         await self._read(self._rate_give_back(keys=[self.keys.bucket(bucket)], args=[now, interval_ms]))
+
+    async def rate_take_all(self, takes: list[tuple[str, int, int]], now: int) -> tuple[int, int]:
+        """One script call, whatever the number of buckets; on a Redis Cluster with more than one bucket (in slots of
+        their own) each in turn, as ``Store.rate_take_all``."""
+        if len(takes) > 1 and isinstance(self.r, RedisCluster):
+            return await super().rate_take_all(takes, now)
+        keys = [self.keys.bucket(bucket) for bucket, _, _ in takes]
+        index, wait = await self._read(self._rate_take_all(keys=keys, args=[now, *(x for _, i, b in takes for x in (i, b))]))
+        return int(index), int(wait)
 
     async def _op_put_token(self, digest: str, record: bytes) -> None:
         pipe = self.r.pipeline(transaction=False)

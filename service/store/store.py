@@ -129,6 +129,19 @@ class Store:
         """Put back a token taken from ``bucket`` for a request that another bucket then refused."""
         raise NotImplementedError
 
+    async def rate_take_all(self, takes: list[tuple[str, int, int]], now: int) -> tuple[int, int]:
+        """A token from each of ``takes`` (bucket, interval_ms, burst), or from none: ``(-1, 0)`` when every one was
+        taken, else the index of the first bucket that had none and its wait in ms. The stores do it in one step
+        (one script on Redis: a command's limit is one round trip); this, each bucket in turn with what was taken given
+        back, is a Redis Cluster's way for buckets in different slots, which no one script may touch."""
+        for i, (bucket, interval_ms, burst) in enumerate(takes):
+            wait = await self.rate_take(bucket, now, interval_ms, burst)
+            if wait:
+                for back, back_interval, _ in takes[:i]:
+                    await self.rate_give_back(back, now, back_interval)
+                return i, wait
+        return -1, 0
+
     # --- projections (service/projections): read models written beside the events -------------
 
     async def project_game(

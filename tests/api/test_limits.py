@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from service.api.limits import Limit
 from service.api.settings import Settings
 from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings
 from tests.api.helpers import assert_error
@@ -198,15 +199,17 @@ def test_the_service_limits_by_default_and_the_tests_do_not(tmp_path):
     service = Settings()
     assert service.rate_limits and (service.games_burst, service.games_per_minute) == (20, 60)
     assert (service.players_burst, service.players_per_minute) == (20, 6)
+    assert (service.seats_burst, service.seats_per_minute) == (20, 60)
+    assert (service.commands_burst, service.commands_per_minute) == (60, 600)
+    assert (service.address_commands_burst, service.address_commands_per_minute) == (120, 600)
     assert not make_settings("embedded", tmp_path).rate_limits
 
 
 async def test_one_player_cannot_append_to_a_game_without_bound(limited):
     """Every command a game accepts is an event kept for good, and some games have no end of them (a solitaire's
     move and undo): a player's commands are limited too — past the burst 429 ``rate_limited`` (``by: player``) with
-    nothing appended, then again after the wait. Per worker, in its memory: the limit bounds a client all the same."""
-    limited.app.ctx.commands.clock = limited.clock
-    limited.app.ctx.commands.limit = type(limited.app.ctx.commands.limit)(burst=4, per_minute=60)
+    nothing appended, then again after the wait. Counted in the store, as the other limits."""
+    limited.app.ctx.limiter.limits["commands"] = Limit(burst=4, per_minute=60)
     game_id = (await limited.post("/games", json={"kind": "solitaire"}, headers=at("10.9.0.1"))).json()["game_id"]
     token = (await limited.post(f"/games/{game_id}/seats", json={"name": "Sol"})).json()["token"]
     move = next(c for c in (await limited.get(f"/games/{game_id}", headers=bearer(token))).json()["legal"] if c["type"] == "move")

@@ -76,12 +76,14 @@ async def test_a_client_that_stops_sending_its_body_is_not_answered_a_server_err
     assert "server error on POST /players" not in service.log.read_text(), "logged as a server error"
 
 
-async def test_every_get_route_takes_head_too(tmp_path):
-    """The service adds HEAD to every GET route itself (service/api/app.py), sanic-ext's /docs routes too."""
+async def test_every_get_route_but_the_streamed_ones_takes_head_too(tmp_path):
+    """The service adds HEAD to every GET route itself (service/api/app.py), sanic-ext's /docs routes too; not to the
+    three whose answer is a stream (tests/attack/test_head_attacks.py)."""
+    streamed = {"games/<game_id:str>/events/stream", "games/<game_id:str>/export", "tournaments/<tournament_id:str>/export"}
     async with inproc(settings(tmp_path)) as api:
         groups = list(api.app.router.groups.values())
         assert any("/docs" in "/" + g.path for g in groups), [g.path for g in groups]
-        assert [g.path for g in groups if "GET" in g.methods and "HEAD" not in g.methods] == []
+        assert {g.path for g in groups if "GET" in g.methods and "HEAD" not in g.methods} == streamed
 
 
 async def test_head_is_answered_where_get_is(tmp_path):
@@ -90,3 +92,31 @@ async def test_head_is_answered_where_get_is(tmp_path):
             get, head = await api.get(path), await api.head(path)
             assert get.status_code == 200, (path, get.status_code)
             assert head.status_code == 200 and head.content == b"", (path, head.status_code, head.headers.get("allow"))
+
+
+def _responses(text: str, route: str) -> dict[str, float]:
+    """``free_parking_responses_total`` of one route, by status."""
+    return {s.labels["status"]: s.value for f in text_string_to_metric_families(text) for s in f.samples
+            if s.name == "free_parking_responses_total" and s.labels.get("route") == route}
+
+
+async def test_a_client_that_hangs_up_mid_body_is_counted_as_a_hang_up_not_a_server_error(tmp_path):
+    """A client that sends half its body and closes is no failure of the server: /metrics counted it as a 500
+    (Sanic's RequestCancelled fell through to its default handler), which pages whoever watches 5xx."""
+    async with inproc(settings(tmp_path)) as api:
+        host, port = str(api.base_url).removeprefix("http://").split(":")
+        before = _responses((await api.get("/metrics")).text, "/players")  # the process's counters: other tests' too
+        partial = (b"POST /players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{\"na",
+                   b"POST /players HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{\"na")
+        for request in partial:
+            _, writer = await asyncio.open_connection(host, int(port))
+            writer.write(request)
+            await writer.drain()
+            writer.close()
+        for _ in range(200):  # the hang-ups are counted once the worker has seen each connection close
+            after = _responses((await api.get("/metrics")).text, "/players")
+            counted = {status: n - before.get(status, 0) for status, n in after.items() if n != before.get(status, 0)}
+            if sum(counted.values()) >= 2:
+                break
+            await asyncio.sleep(0.05)
+    assert counted == {"499": 2.0}, counted

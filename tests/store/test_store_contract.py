@@ -647,6 +647,22 @@ async def test_concurrent_takes_never_give_more_than_the_burst(store):
     assert sorted([first, *got]) == [0] * 5 + [MINUTE] * 15
 
 
+async def test_a_take_from_several_buckets_takes_from_all_or_from_none(store):
+    """``rate_take_all``, a command's one store call for its player's and its address's buckets (on a cluster, in
+    slots of their own): one bucket empty, none is charged; all with tokens, each is."""
+    player, address = store.keys.bucket("commands:player:p"), store.keys.bucket("commands:addr:a")
+    both = [("commands:player:p", MINUTE, 3), ("commands:addr:a", MINUTE // 2, 2)]
+    assert await store.rate_take_all(both, CREATED_AT) == (-1, 0)
+    assert await store.rate_take_all(both, CREATED_AT) == (-1, 0)
+    taken = await store.r.get(player)
+    assert int(taken) == CREATED_AT + 2 * MINUTE and int(await store.r.get(address)) == CREATED_AT + MINUTE
+    assert await store.rate_take_all(both, CREATED_AT) == (1, MINUTE // 2)  # the address's is empty: its wait
+    assert await store.r.get(player) == taken  # and the player's gave nothing
+    assert await store.rate_take_all(both[:1], CREATED_AT) == (-1, 0)  # the player's third token is still there
+    assert await store.rate_take_all(both, CREATED_AT) == (0, MINUTE)  # now the player's is the first empty one
+    assert await store.rate_take_all(both, CREATED_AT + MINUTE) == (-1, 0)  # a token of each came back since
+
+
 async def test_buckets_are_not_journalled(tmp_path):
     store = await EmbeddedStore(tmp_path / "data").open()
     await store.put_token("e" * 64, b"kept")

@@ -23,7 +23,7 @@ from service.events.common import Create, TakeSeat
 from service.events.entries import encode_entry
 from service.events.envelope import Envelope, canonical, redacted
 from service.store.store import AppendRequest, Store, command_digest
-from service.rules.engine import Game
+from service.rules.engine import Game, progressed_at
 from service.rules.errors import RuleViolation
 
 from . import metrics, resend
@@ -422,3 +422,4 @@ class _Peek:
     def __init__(self, game: Game, state: Any, envelopes: list[Envelope]) -> None:
         self.game_id, self.rules, self.state = game.game_id, game.rules, state
         self.version, self.last_at = envelopes[-1].seq, envelopes[-1].at
+        self.progress_at = progressed_at(state, envelopes, game.progress_at)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from service.events.common import TurnClockRestarted, TurnClockStopped
 
 from .batch import Batch
@@ -49,6 +51,13 @@ def hold(b: Batch[Any], in_turn: bool, waits_on_others: bool) -> None:
         b.emit(TurnClockStopped(seat=s.turn_seat, left_ms=max(0, s.turn_deadline_at - b.at)))
     elif not waits_on_others and s.turn_left_ms is not None:
         b.emit(TurnClockRestarted(seat=s.turn_seat, deadline_at=b.at + s.turn_left_ms))
+
+
+def clock_held(s: Any, e: TurnClockStopped | TurnClockRestarted) -> Any:
+    """The fold of a stop or a restart, alike in both kinds: while stopped, no deadline and the time left."""
+    if isinstance(e, TurnClockStopped):
+        return msgspec.structs.replace(s, turn_deadline_at=None, turn_left_ms=e.left_ms)
+    return msgspec.structs.replace(s, turn_deadline_at=e.deadline_at, turn_left_ms=None)
 
 
 def stopped_words(e: TurnClockStopped, who: str) -> str:

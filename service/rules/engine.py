@@ -58,7 +58,14 @@ class Game:
     __slots__ = ("created_at", "game_id", "head", "last_at", "progress_at", "rules", "seed", "state")
 
     def __init__(
-        self, rules: ModuleType, game_id: str, seed: bytes, state: Any, head: str, last_at: int, progress_at: int | None = None
+        self,
+        rules: ModuleType,
+        game_id: str,
+        seed: bytes,
+        state: Any,
+        head: str,
+        last_at: int,
+        progress_at: int | None = None,
     ) -> None:
         self.rules = rules
         self.game_id = game_id

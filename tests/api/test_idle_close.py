@@ -291,7 +291,8 @@ async def test_a_trade_offered_and_withdrawn_again_and_again_does_not_hold_a_mon
         closed = next(e for e in log if e["type"] == "game_closed")
         assert closed["command"] == {"type": "close", "idle_ms": IDLE, "since": began}
         assert closed["at"] >= began + IDLE
-        assert [e for e in log if e["type"] == "trade_closed" and e["at"] > began], "the stalling went on after the turn began"
+        stalled = [e for e in log if e["type"] == "trade_closed" and e["at"] > began]
+        assert stalled, "the stalling went on after the turn began"
         r = await api.get(f"/games/{game_id}/export")
         verdict = verify(*load(r.content))
         assert verdict.ok and verdict.redecided, verdict.summary()

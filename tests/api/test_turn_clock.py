@@ -114,7 +114,8 @@ async def test_colluders_cannot_run_out_a_third_players_clock_with_officer_jones
     seed = _colluders_seed()
     game_id, tokens = await seeded_game(api, 3, seed, turn_seconds=TURN_S, forfeit_after=1, response_seconds=ANSWER_S)
     hand1 = [c["id"] for c in (await view(api, game_id, tokens[1]))["you"]["hand"]]
-    minutes = next(m for m in (20, 30, 40, 60) if any(c.startswith(f"M{m}-") for c in hand1) and any(c.startswith(f"P{m}-") for c in hand1))
+    held = {c.split("-")[0] for c in hand1}
+    minutes = next(m for m in (20, 30, 40, 60) if {f"M{m}", f"P{m}"} <= held)
     feed, errand = (next(c for c in hand1 if c.startswith(f"{k}{minutes}-")) for k in "MP")
     await _play(api, game_id, tokens[1], {"type": "feed_meter", "card": feed}, {"type": "end_turn"})
     hand2 = (await view(api, game_id, tokens[2]))["you"]["hand"]

@@ -91,7 +91,8 @@ def test_the_card_games_interrupts_and_answers_do_not_move_it_on_its_turns_plays
 
 
 def test_under_version_2_the_card_game_counted_every_event():
-    t = build_table(3, hands={0: ["OJ-1"], 1: ["M20-1"], 2: ["M30-1"]}, points={2: ["P10-1"]}, meters={2: 0}, rules_version=2)
+    hands = {0: ["OJ-1"], 1: ["M20-1"], 2: ["M30-1"]}
+    t = build_table(3, hands=hands, points={2: ["P10-1"]}, meters={2: 0}, rules_version=2)
     t.play(fev.OfficerJones(card="OJ-1", target=2), 0)
     assert t.state.progress == t.state.version
 

@@ -25,7 +25,8 @@ WAIT = 120_000  # every answer: 120 s, longer than a turn
 def card_table(table, rules_version: int | None = None, **layout):
     """Seat 1's turn began at ``AT`` under a 60 s clock, one missed turn forfeiting; answers get 120 s. Seats 0 and 2
     collude: seat 0 holds Officer Jones, seat 2 is in violation (meter 0) with a Point card down."""
-    laid = {"hands": {0: ["OJ-1", "M20-2"], 1: ["M20-1", "P10-2"], 2: ["M30-1"]}, "points": {2: ["P10-1"]}, "meters": {2: 0}}
+    hands = {0: ["OJ-1", "M20-2"], 1: ["M20-1", "P10-2"], 2: ["M30-1"]}
+    laid = {"hands": hands, "points": {2: ["P10-1"]}, "meters": {2: 0}}
     t = table(3, turn_seconds=60, forfeit_after=1, response_seconds=120, rules_version=rules_version, **(laid | layout))
     t.state = replace(t.state, turn_deadline_at=AT + TURN, timed_out=False)
     return t

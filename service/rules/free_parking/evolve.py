@@ -12,6 +12,7 @@ import msgspec
 from service.events import free_parking as ev
 from service.events.common import GameClosed, SeatTaken, SeedRevealed, TurnClockRestarted, TurnClockStopped
 
+from ..clock import clock_held
 from ..close import closed_of
 from ..setup import seeded
 from .actions import script
@@ -63,9 +64,8 @@ def _(e: ev.RoundDealt, s: State) -> State:
 
 @_apply.register
 def _(e: ev.TurnBegan, s: State) -> State:
-    return replace(
-        s, turn=e.turn, turn_seat=e.seat, phase="main", turn_deadline_at=e.deadline_at, turn_left_ms=None, timed_out=False
-    )
+    return replace(s, turn=e.turn, turn_seat=e.seat, phase="main", turn_deadline_at=e.deadline_at, turn_left_ms=None,
+                   timed_out=False)  # fmt: skip
 
 
 @_apply.register
@@ -252,13 +252,8 @@ def _(e: ev.TurnTimedOut, s: State) -> State:
 
 
 @_apply.register
-def _(e: TurnClockStopped, s: State) -> State:
-    return replace(s, turn_deadline_at=None, turn_left_ms=e.left_ms)
-
-
-@_apply.register
-def _(e: TurnClockRestarted, s: State) -> State:
-    return replace(s, turn_deadline_at=e.deadline_at, turn_left_ms=None)
+def _(e: TurnClockStopped | TurnClockRestarted, s: State) -> State:
+    return clock_held(s, e)
 
 
 @_apply.register

@@ -14,6 +14,7 @@ import msgspec
 from service.events import monopoly as ev
 from service.events.common import GameClosed, SeatTaken, TurnClockRestarted, TurnClockStopped
 
+from ..clock import clock_held
 from ..close import closed_of
 from ..setup import seeded
 from .board import HOTEL, JAIL
@@ -118,13 +119,8 @@ def _(e: ev.RollAgain, s: State, seq: int) -> State:
 
 
 @_apply.register
-def _(e: TurnClockStopped, s: State, seq: int) -> State:
-    return replace(s, turn_deadline_at=None, turn_left_ms=e.left_ms)
-
-
-@_apply.register
-def _(e: TurnClockRestarted, s: State, seq: int) -> State:
-    return replace(s, turn_deadline_at=e.deadline_at, turn_left_ms=None)
+def _(e: TurnClockStopped | TurnClockRestarted, s: State, seq: int) -> State:
+    return clock_held(s, e)
 
 
 @_apply.register

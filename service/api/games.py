@@ -75,7 +75,7 @@ class Games:
         self.store = store
         self.archive_after_ms = archive_after_ms  # a finished game is due for the archive this long after (0: never)
         self.key_id = key_id  # the key that signs receipts, recorded in each new game's ``game_created``
-        self.idle_ms = idle_ms  # a game nobody moved in for this long is closed (0: never; see schedule.idle_due)
+        self.idle_ms = idle_ms  # a game nobody moved on for this long is closed (0: never; see schedule.idle_due)
         self.cache: OrderedDict[str, Game] = OrderedDict()
         self.cache_size = cache_size
         self.bot_delay_ms = bot_delay_ms

@@ -122,7 +122,7 @@ def next_due(game: Game, now: int, bot_delay_ms: int = 0, idle_ms: int = 0, huma
 
 def server_move(game: Game, now: int, idle_ms: int = 0) -> ServerMove | None:
     """What the server does for this game now: time out an overdue wait, play a bot's move, or — owing it nothing
-    else — close it once nobody has moved it on for ``idle_ms`` (``close:<game>:<version>``: two workers, one event)."""
+    else — close it once nobody has moved for ``idle_ms`` (``close:<game>:<version>``: two workers, one event)."""
     move = _owed_move(game, now)
     if move is not None:
         return move

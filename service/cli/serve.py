@@ -53,7 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"at a table where a person sits, a bot waits at least this long before it acts, so the person "
                         f"can follow (default {env.human_pace_ms}; 0: at once; bots alone always play at once)")
     p.add_argument("--idle-close-ms", type=int, default=env.idle_close_ms,
-                   help=f"close a game nobody joined or moved in for this long (default {env.idle_close_ms}: 24 h; 0: never)")
+                   help=f"close a game nobody joined or moved on for this long (default {env.idle_close_ms}: 24 h; 0: never)")
     store = p.add_argument_group("the store and the worker (docs/operating.md)")
     store.add_argument("--redis-url", default=env.redis_url,
                        help="a real Redis, or any node of a Redis Cluster (REDIS_URL); without it, the embedded store")

@@ -25,6 +25,8 @@ class Recipe:
     seats: int
     bots: tuple[str, ...]
     timeouts: float = 0.0
+    turn_timeouts: float = 0.0
+    """The share of turns with a turn clock (option ``turn_seconds``) left to the server's default."""
     kind: str = "free-parking"
     options: dict = field(default_factory=dict)
     rules_version: int = 1
@@ -77,6 +79,13 @@ RECIPES: tuple[Recipe, ...] = (
     # seed derived from all three deals
     Recipe("fp-v2-3-combined-seeds", 3, ("greedy", "random", "greedy"), timeouts=0.1, rules_version=2, seeding="combined",
            client_seeds=((0, "a1" * 32), (2, "0123456789abcdef" * 4))),
+    # rules version 3 (issue 31), under a 60 s turn clock with a fifth of the turns left to it: the suffix was searched
+    # for a game whose clock stops for waits on other seats and restarts both after a seat's answer and after the
+    # server's, with forfeits; Monopoly's bots never hold up a roll, so its version 3 golden records the clock as is
+    Recipe("fp-v3-4-random-clock-4", 4, ("random",) * 4, timeouts=0.2, turn_timeouts=0.2, rules_version=3,
+           options={"turn_seconds": 60}),
+    Recipe("mono-4-v3-strategic-clock", 4, ("strategic",) * 4, timeouts=0.1, turn_timeouts=0.2, kind="monopoly",
+           rules_version=3, options={"turn_seconds": 60}),
 )
 
 

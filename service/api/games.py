@@ -23,7 +23,7 @@ from service.events.common import Create, TakeSeat
 from service.events.entries import encode_entry
 from service.events.envelope import Envelope, canonical, redacted
 from service.store.store import AppendRequest, Store, command_digest
-from service.rules.engine import Game
+from service.rules.engine import Game, progressed_at
 from service.rules.errors import RuleViolation
 
 from . import metrics, resend
@@ -76,7 +76,7 @@ class Games:
         self.store = store
         self.archive_after_ms = archive_after_ms  # a finished game is due for the archive this long after (0: never)
         self.key_id = key_id  # the key that signs receipts, recorded in each new game's ``game_created``
-        self.idle_ms = idle_ms  # a game nobody moved in for this long is closed (0: never; see schedule.idle_due)
+        self.idle_ms = idle_ms  # a game nobody moved on for this long is closed (0: never; see schedule.idle_due)
         self.cache: OrderedDict[str, Game] = OrderedDict()
         self.cache_size = cache_size
         self.bot_delay_ms = bot_delay_ms
@@ -427,3 +427,4 @@ class _Peek:
     def __init__(self, game: Game, state: Any, envelopes: list[Envelope]) -> None:
         self.game_id, self.rules, self.state = game.game_id, game.rules, state
         self.version, self.last_at = envelopes[-1].seq, envelopes[-1].at
+        self.progress_at = progressed_at(state, envelopes, game.progress_at)

@@ -108,14 +108,15 @@ def due_at(
 
 
 def idle_due(game: Game, idle_ms: int) -> int | None:
-    """When the server closes the game if nobody moves first: its last event's time + ``idle_ms`` (0: never), for a
-    game waiting or playing. A game of bots alone is never idle: the server plays it."""
+    """When the server closes the game if nobody moves it on first: the time of its last event that did
+    (``progress_at``: a trade offer, say, does not) + ``idle_ms`` (0: never), for a game waiting or playing. A game of
+    bots alone is never idle: the server plays it."""
     status = game.rules.status_of(game.state)
     if not idle_ms or status not in ("waiting", "playing"):
         return None
     if status == "playing" and len(bot_seats(game)) == len(game.state.seats):
         return None
-    return game.last_at + idle_ms
+    return game.progress_at + idle_ms
 
 
 def archive_due(game: Game, after_ms: int) -> int | None:
@@ -143,7 +144,7 @@ def server_move(game: Game, now: int, idle_ms: int = 0) -> ServerMove | None:
         return move
     idle = idle_due(game, idle_ms)
     if idle is not None and now >= idle:
-        return ServerMove(Close(idle_ms=idle_ms, since=game.last_at), None, f"close:{game.game_id}:{game.version}")
+        return ServerMove(Close(idle_ms=idle_ms, since=game.progress_at), None, f"close:{game.game_id}:{game.version}")
     return None
 
 

@@ -57,7 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"such as a bid), and between moves of a Monopoly auction a person still bids in, the bots wait "
                         f"at least this long, so the person can take it (default {env.human_chance_ms}; see docs/bots.md)")
     p.add_argument("--idle-close-ms", type=int, default=env.idle_close_ms,
-                   help=f"close a game nobody joined or moved in for this long (default {env.idle_close_ms}: 24 h; 0: never)")
+                   help=f"close a game nobody joined or moved on for this long (default {env.idle_close_ms}: 24 h; 0: never)")
     store = p.add_argument_group("the store and the worker (docs/operating.md)")
     store.add_argument("--redis-url", default=env.redis_url,
                        help="a real Redis, or any node of a Redis Cluster (REDIS_URL); without it, the embedded store")

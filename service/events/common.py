@@ -49,6 +49,23 @@ class GameClosed(Event, tag="game_closed"):
     idle_ms: int
 
 
+class TurnClockStopped(Event, tag="turn_clock_stopped"):
+    """The turn clock of ``seat`` stops while the game waits on another seat (an answer, a choice, an auction):
+    ``left_ms`` is what was left of the turn then (0 if it had already run out). Rules version 3 of the card game and
+    of Monopoly."""
+
+    seat: int
+    left_ms: int
+
+
+class TurnClockRestarted(Event, tag="turn_clock_restarted"):
+    """The wait that stopped ``seat``'s turn clock is over: the turn now runs out at ``deadline_at``, the time left
+    when it stopped counted from now — the wait cost the seat none of its turn."""
+
+    seat: int
+    deadline_at: int
+
+
 class SeedRevealed(Event, tag="seed_revealed"):
     """Published when the game ends: anyone may now re-check every shuffle against the commitment."""
 

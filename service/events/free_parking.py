@@ -18,6 +18,8 @@ from .common import (
     SeedRevealed,
     TakeSeat,
     Timeout,
+    TurnClockRestarted,
+    TurnClockStopped,
 )
 
 Position = Annotated[int, msgspec.Meta(ge=0, le=255)]
@@ -287,6 +289,8 @@ FreeParkingEvent = (
     | GameWon
     | SeedRevealed
     | GameClosed
+    | TurnClockStopped
+    | TurnClockRestarted
 )
 
 

@@ -12,7 +12,18 @@ from typing import Annotated, Literal
 import msgspec
 
 from .base import Command, Config, Event, Player, Secret
-from .common import Close, Create, GameClosed, GameCreatedBase, SeatTaken, SeedRevealed, TakeSeat, Timeout
+from .common import (
+    Close,
+    Create,
+    GameClosed,
+    GameCreatedBase,
+    SeatTaken,
+    SeedRevealed,
+    TakeSeat,
+    Timeout,
+    TurnClockRestarted,
+    TurnClockStopped,
+)
 
 Square = Annotated[int, msgspec.Meta(ge=0, le=39)]
 Dollars = Annotated[int, msgspec.Meta(ge=0, le=10**9)]
@@ -391,6 +402,8 @@ MonopolyEvent = (
     | GameEnded
     | SeedRevealed
     | GameClosed
+    | TurnClockStopped
+    | TurnClockRestarted
 )
 
 

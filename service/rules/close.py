@@ -1,9 +1,10 @@
-"""The server's ``close``, alike in every kind: a game nobody joined or moved in for the service's idle time ends with
+"""The server's ``close``, alike in every kind: a game nobody joined or moved on for the service's idle time ends with
 no winner, in one ``game_closed`` event, and its seed is revealed as at any end.
 
 Each kind's ``decide`` asks ``closing`` for the event (every check is here), and its ``evolve`` records ``closed_of``
-it in the state, which its view shows. That the command's ``since`` is the time of the game's last event is checked
-where the events' times are known: ``engine.Game.decide``.
+it in the state, which its view shows. That the command's ``since`` is the time of the event that last moved the game
+on (``State.progress``: each kind says which events do) is checked where the events' times are known:
+``engine.Game.decide``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,13 @@ import msgspec
 from service.events.common import Close, GameClosed
 
 from .errors import RuleViolation
+
+
+PROGRESS_CLOSES = 3
+"""The rules version (of the card game and of Monopoly) from which the idle close counts from the game's last
+*progress* — a turn, a roll, a main play — rather than from its last event of any kind: a seat offering and withdrawing
+a trade before each idle close held a Monopoly table for ever (issue 31). Each kind's ``progress`` module says which
+events move it on; a solitaire, with one seat and no one else's table to hold, counts every move as before."""
 
 
 class Closed(msgspec.Struct, frozen=True, kw_only=True):

@@ -55,15 +55,26 @@ def seat_range(kind: str) -> tuple[int, int]:
 class Game:
     """A game's decider state at ``state.version`` and the chain ``head`` there."""
 
-    __slots__ = ("created_at", "game_id", "head", "last_at", "rules", "seed", "state")
+    __slots__ = ("created_at", "game_id", "head", "last_at", "progress_at", "rules", "seed", "state")
 
-    def __init__(self, rules: ModuleType, game_id: str, seed: bytes, state: Any, head: str, last_at: int) -> None:
+    def __init__(
+        self,
+        rules: ModuleType,
+        game_id: str,
+        seed: bytes,
+        state: Any,
+        head: str,
+        last_at: int,
+        progress_at: int | None = None,
+    ) -> None:
         self.rules = rules
         self.game_id = game_id
         self.seed = seed
         self.state = state
         self.head = head
         self.last_at = last_at
+        self.progress_at = last_at if progress_at is None else progress_at
+        """The time of the last event that moved the game on (``state.progress``): its idle close counts from it."""
         self.created_at = 0
 
     @classmethod
@@ -82,7 +93,7 @@ class Game:
     def snapshot(self) -> Game:
         """This game as it is now, apart from the cached one that requests move on meanwhile: a thread deciding on it
         (the runner's bots) sees one version throughout, and what it decides names that version."""
-        copy = Game(self.rules, self.game_id, self.seed, self.state, self.head, self.last_at)
+        copy = Game(self.rules, self.game_id, self.seed, self.state, self.head, self.last_at, self.progress_at)
         copy.created_at = self.created_at
         return copy
 
@@ -100,11 +111,17 @@ class Game:
         """The sealed envelopes of ``command`` and the state they lead to; ``self`` is left as it was.
 
         ``at`` is clamped so that no event is ever earlier than the one before it. A ``close`` must name the time of
-        the last event as its ``since``: the rules then check the idle time on what the log itself says.
+        the last event that moved the game on (``progress_at``) as its ``since``: the rules then check the idle time on
+        what the log itself says.
         """
         at = max(at, self.last_at)
-        if isinstance(command, Close) and seat is None and command.since != self.last_at:  # a seat's: server_only
-            raise RuleViolation("stale_close", f"The last event was at {self.last_at}, not {command.since}", last_at=self.last_at)
+        if isinstance(command, Close) and seat is None and command.since != self.progress_at:  # a seat's: server_only
+            raise RuleViolation(
+                "stale_close",
+                f"The game last moved on at {self.progress_at}, not {command.since}",
+                last_at=self.last_at,
+                progress_at=self.progress_at,
+            )
         events, state = self.rules.run(self.state, command, seat, at)
         return self.seal(events, command, seat, at, command_id), state
 
@@ -137,7 +154,7 @@ class Game:
     def commit(self, envelopes: list[Envelope], state: Any) -> None:
         """Adopt a decision the store accepted."""
         if envelopes:
-            self._moved(envelopes)
+            self._moved(envelopes, state)
             self.state = state
 
     def play(self, command: msgspec.Struct, seat: int | None, at: int, command_id: str | None = None) -> list[Envelope]:
@@ -152,11 +169,12 @@ class Game:
         for env in envelopes:
             state = evolve(state, codec.join(env.public, env.secret))
         if envelopes:
-            self._moved(envelopes)
+            self._moved(envelopes, state)
             self.state = state
 
-    def _moved(self, envelopes: list[Envelope]) -> None:
+    def _moved(self, envelopes: list[Envelope], state: Any) -> None:
         self.head, self.last_at = envelopes[-1].hash, envelopes[-1].at
+        self.progress_at = progressed_at(state, envelopes, self.progress_at)
         if envelopes[0].seq == 1:
             self.created_at = envelopes[0].at
 
@@ -164,6 +182,12 @@ class Game:
         v = self.rules.view(self.state, seat, reveal=reveal)
         v.game_id, v.head = self.game_id, self.head
         return v
+
+
+def progressed_at(state: Any, envelopes: list[Envelope], before: int) -> int:
+    """When the game last moved on, ``envelopes`` having led to ``state``: the time of the envelope whose seq is the
+    state's ``progress`` (each kind's evolve says which events move it on), else ``before`` (it was earlier)."""
+    return next((env.at for env in reversed(envelopes) if env.seq == state.progress), before)
 
 
 def command_of(game: Game, env: Envelope) -> tuple[msgspec.Struct, int | None]:

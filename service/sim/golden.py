@@ -20,6 +20,7 @@ def play(recipe: Any) -> bytes:
         seeding=recipe.seeding,
         client_seeds={seat: bytes.fromhex(hex_) for seat, hex_ in recipe.client_seeds},
     )
-    for _ in play_game(sim, list(recipe.bots), random.Random(recipe.bots_seed), timeouts=recipe.timeouts):
+    for _ in play_game(sim, list(recipe.bots), random.Random(recipe.bots_seed), timeouts=recipe.timeouts,
+                      turn_timeouts=recipe.turn_timeouts):
         pass
     return dumps(export_header(sim.game, with_seed=True), sim.envelopes)

@@ -14,6 +14,8 @@ import { stillLegal } from "./signing.js";
 import { POLL_MAX_MS, every, offlineBanner } from "./reach.js";
 
 const POLL_MS = 500;
+const CLOCKED_KINDS = new Set(["free-parking", "monopoly"]);   // the kinds whose config has turn_seconds
+const DEFAULT_TURN_SECONDS = 120;   // the create form's turn clock: a card game's turn or a roll take far less
 const main = document.getElementById("main");
 let stopPage = () => {};
 
@@ -125,12 +127,17 @@ function lobby() {
   const seatsInput = h("input", { name: "seats", type: "number", value: 2, min: 1, max: 8 });
   const modeSelect = h("select", { name: "mode" }, h("option", { value: "standard" }, "standard"), h("option", { value: "tournament" }, "tournament"));
   const sit = h("input", { name: "sit", type: "checkbox", checked: true });
+  // A turn clock by default (docs/limits.md, "Turn clocks at the lobby's tables"): a person who leaves a table the page
+  // made cannot hold the others up for more than a turn or two. The API's own default stays none; emptied: no clock.
+  const turnInput = h("input", { name: "turn_seconds", type: "number", min: 1, max: 86400, value: DEFAULT_TURN_SECONDS,
+                                 placeholder: "none", size: 5 });
   const kindOptions = h("span#kind-options");   // a kind's own option inputs (a table's optionFields())
   const fitKind = () => {
     const t = tableFor(kindSelect.value);
     seatsInput.min = t.seats.min; seatsInput.max = t.seats.max; seatsInput.value = t.seats.default;
     seatsInput.disabled = t.seats.min === t.seats.max;
     modeSelect.closest("label").hidden = kindSelect.value !== "free-parking";
+    turnInput.closest("label").hidden = !CLOCKED_KINDS.has(kindSelect.value);
     kindOptions.replaceChildren(...(t.optionFields ? t.optionFields() : []));
   };
   kindSelect.addEventListener("change", fitKind);
@@ -142,13 +149,15 @@ function lobby() {
       if (kind === "free-parking") body.options = { mode: modeSelect.value };
       const t = tableFor(kind);
       if (t.readOptions) body.options = t.readOptions(e.target.elements);
+      if (CLOCKED_KINDS.has(kind) && turnInput.value) body.options = { ...body.options, turn_seconds: Number(turnInput.value) };
       try {
         if (sit.checked) await startGame(body);
         else location.hash = `#/games/${(await api.post("/games", body)).game_id}`;
       } catch (err) { flash(err.message); }
     } },
       h("label", {}, "Game ", kindSelect), h("label", {}, "Seats ", seatsInput), h("label", {}, "Mode ", modeSelect),
-      kindOptions, h("label", {}, sit, " take a seat"), h("button", { type: "submit" }, "Create")));
+      kindOptions, h("label", { title: "a turn not played in time is played by the server; empty: no clock" },
+        "Turn clock ", turnInput, " s"), h("label", {}, sit, " take a seat"), h("button", { type: "submit" }, "Create")));
 
   const lists = h("section.box#games", {}, h("h2", {}, "Games"));
   const tables = { waiting: h("div", { dataset: { status: "waiting" } }), playing: h("div", { dataset: { status: "playing" } }),

@@ -263,3 +263,36 @@ async def test_the_admin_sees_the_seed_of_a_closed_game_in_its_export(tmp_path):
         await until(lambda: closed_view(api, game_id))
         header, _ = load((await api.get(f"/games/{game_id}/export")).content)
         assert header.seed == SEED.hex()
+
+
+@pytest.mark.parametrize("kind", ["embedded", "redis"])
+async def test_a_trade_offered_and_withdrawn_again_and_again_does_not_hold_a_monopoly_table(kind, tmp_path):
+    """Issue 31: the player on turn never rolls and offers, then withdraws, a trade well within each idle time. Any
+    event used to count as a move, so the table was held for ever; now the close counts from the last event that
+    moved the game on (the turn's start, rules version 3), and the offers cannot put it off."""
+    async with service(kind, tmp_path) as api:
+        game_id = (await api.post("/games", json={"kind": "monopoly", "seats": 2})).json()["game_id"]
+        tokens = await fill(api, game_id, 2)
+        offer = {"type": "offer_trade", "to": 1, "give": {"cash": 10}, "get": {}}
+
+        async def stall() -> dict | None:
+            r = await api.post(f"/games/{game_id}/commands", json=offer, headers=bearer(tokens[0]))
+            if r.status_code == 200:
+                trade = next(e["seq"] for e in r.json()["events"] if e["type"] == "trade_offered")
+                await asyncio.sleep(IDLE / 5000)
+                withdraw = {"type": "withdraw_trade", "trade": trade}
+                await api.post(f"/games/{game_id}/commands", json=withdraw, headers=bearer(tokens[0]))
+            return await closed_view(api, game_id)
+
+        v = await until(stall, seconds=20)
+        assert v["closed"] == {"reason": "idle", "idle_ms": IDLE} and v["winner"] is None
+        _, _, log = await log_of(api, game_id)
+        began = max(e["at"] for e in log if e["type"] == "turn_began")
+        closed = next(e for e in log if e["type"] == "game_closed")
+        assert closed["command"] == {"type": "close", "idle_ms": IDLE, "since": began}
+        assert closed["at"] >= began + IDLE
+        stalled = [e for e in log if e["type"] == "trade_closed" and e["at"] > began]
+        assert stalled, "the stalling went on after the turn began"
+        r = await api.get(f"/games/{game_id}/export")
+        verdict = verify(*load(r.content))
+        assert verdict.ok and verdict.redecided, verdict.summary()

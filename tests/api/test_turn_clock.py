@@ -5,7 +5,7 @@ player left the game is over. Waits on the log's versions, never on the clock.""
 from __future__ import annotations
 
 from tests.api.conftest import ADMIN_HEADERS, bearer
-from tests.api.helpers import log_of, seeded_game, verified, view, wait_for
+from tests.api.helpers import find_seed, log_of, seeded_game, verified, view, wait_for
 
 SEED = "ab" * 32
 
@@ -82,4 +82,65 @@ async def test_a_monopoly_roll_nobody_makes_is_made_by_the_runner_and_forfeits(a
     assert _events(log, "game_ended")[0]["public"]["winner"] == 1
     end = await view(api, game_id, tokens[1])
     assert end["seats"][0]["forfeited"] and end["seats"][0]["bankrupt"] and not end["seats"][1]["forfeited"]
+    await verified(api, game_id)
+
+
+TURN_S, ANSWER_S = 4, 6  # an answer may take longer than a whole turn
+
+
+def _colluders_seed() -> str:
+    """Three seats, seat 1 first: seat 1 holds a Feed the Meter and a Point card of the same minutes (fed, then run,
+    its meter is back at 0 with a Point card down: a target for Officer Jones), and seat 0 holds an Officer Jones."""
+
+    def deals(s) -> bool:
+        hand1 = s.seats[1].hand
+        same = any(f"M{m}-" in " ".join(hand1) and f"P{m}-" in " ".join(hand1) for m in (20, 30, 40, 60))
+        return same and any(c.startswith("OJ-") for c in s.seats[0].hand)
+
+    return find_seed(deals, seats=3, turn_seconds=TURN_S, forfeit_after=1, response_seconds=ANSWER_S)
+
+
+async def _play(api, game_id: str, token: str, *bodies: dict) -> None:
+    for body in bodies:
+        r = await api.post(f"/games/{game_id}/commands", json=body, headers=bearer(token))
+        assert r.status_code == 200, (body, r.text)
+
+
+async def test_colluders_cannot_run_out_a_third_players_clock_with_officer_jones(api):
+    """Issue 31: at the start of seat 2's turn, seat 0 plays Officer Jones on seat 1, who never answers. The answer
+    may take longer than seat 2's whole turn; it used to run seat 2's clock out, and with ``forfeit_after`` 1 put seat
+    2 out the moment the server answered for seat 1. Now seat 2's clock stops while it waits on seat 1 and restarts
+    with the time it had left (rules version 3)."""
+    seed = _colluders_seed()
+    game_id, tokens = await seeded_game(api, 3, seed, turn_seconds=TURN_S, forfeit_after=1, response_seconds=ANSWER_S)
+    hand1 = [c["id"] for c in (await view(api, game_id, tokens[1]))["you"]["hand"]]
+    held = {c.split("-")[0] for c in hand1}
+    minutes = next(m for m in (20, 30, 40, 60) if {f"M{m}", f"P{m}"} <= held)
+    feed, errand = (next(c for c in hand1 if c.startswith(f"{k}{minutes}-")) for k in "MP")
+    await _play(api, game_id, tokens[1], {"type": "feed_meter", "card": feed}, {"type": "end_turn"})
+    hand2 = (await view(api, game_id, tokens[2]))["you"]["hand"]
+    await _play(api, game_id, tokens[2], {"type": "discard", "card": hand2[0]["id"]}, {"type": "end_turn"})
+    hand0 = (await view(api, game_id, tokens[0]))["you"]["hand"]
+    other = next(c["id"] for c in hand0 if not c["id"].startswith("OJ-"))
+    await _play(api, game_id, tokens[0], {"type": "discard", "card": other}, {"type": "end_turn"})
+    await _play(api, game_id, tokens[1], {"type": "run_errand", "card": errand}, {"type": "end_turn"})
+    victim = await view(api, game_id, tokens[2])
+    assert victim["turn"] == 2 and victim["players"][1]["meter"] == 0
+    jones = next(c["id"] for c in (await view(api, game_id, tokens[0]))["you"]["hand"] if c["id"].startswith("OJ-"))
+    await _play(api, game_id, tokens[0], {"type": "officer_jones", "card": jones, "target": 1})
+
+    async def answered_for_seat_1():
+        _, _, log = await log_of(api, game_id)
+        return log if _events(log, "accepted") else None
+
+    log = await wait_for(answered_for_seat_1, seconds=ANSWER_S + 20)
+    accepted = _events(log, "accepted")[0]
+    assert accepted["public"] == {"type": "accepted", "seat": 1, "by_server": True}
+    after = await view(api, game_id, tokens[2])
+    assert not after["players"][2]["forfeited"] and after["turn"] == 2
+    assert after["turn_deadline_at"] > accepted["at"], "the wait on seat 1 took seat 2's turn"
+    hand2 = after["you"]["hand"]
+    await _play(api, game_id, tokens[2], {"type": "discard", "card": hand2[0]["id"]}, {"type": "end_turn"})
+    _, _, log = await log_of(api, game_id)
+    assert not _events(log, "seat_forfeited") and not _events(log, "turn_timed_out")
     await verified(api, game_id)

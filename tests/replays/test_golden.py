@@ -227,3 +227,24 @@ def test_the_replays_bot_version_is_the_services():
     from service.bots import sight
 
     assert bots.SIGHTED == sight.SIGHTED
+
+
+def test_the_version_3_golden_stops_the_turn_clock_for_waits_on_other_seats_and_restarts_it_with_the_time_left():
+    """Rules version 3 (issue 31): each ``turn_clock_stopped`` records what the turn had left at that moment, and the
+    ``turn_clock_restarted`` that ends it gives exactly that back, from the moment the wait ended — after a seat's
+    own answer and after the server's alike."""
+    [path] = [p for p in FILES if VERSIONS.get(p) == 3 and _log(p)[0].kind == "free-parking"]
+    _, envelopes = _log(path)
+    deadline, left, restarted_by = None, None, set()
+    for env in envelopes:
+        p = msgspec.json.decode(env.public)
+        if env.type in ("turn_began",):
+            deadline, left = p["deadline_at"], None
+        elif env.type == "turn_clock_stopped":
+            assert p["left_ms"] == max(0, deadline - env.at)
+            deadline, left = None, p["left_ms"]
+        elif env.type == "turn_clock_restarted":
+            assert left is not None and p["deadline_at"] == env.at + left
+            deadline, left = p["deadline_at"], None
+            restarted_by.add(env.actor == "server")
+    assert restarted_by == {True, False}

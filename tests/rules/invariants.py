@@ -17,7 +17,7 @@ from functools import cache
 import msgspec
 
 from service.events import free_parking as ev
-from service.events.common import SeatTaken, SeedRevealed
+from service.events.common import SeatTaken, SeedRevealed, TurnClockRestarted, TurnClockStopped
 from service.events.envelope import GENESIS
 from service.rules.engine import Game
 from service.rules.free_parking import actions, cards, evolve, legal_commands
@@ -347,6 +347,17 @@ def bots_for(mix: str, seats: int, rnd: random.Random) -> list[str]:
     return out
 
 
+def _clock_held_as_the_wait_says(s: State) -> None:
+    """At rest, under rules version 3 with a turn clock: the clock of a turn in play is stopped exactly while the game
+    waits on another seat than the one on turn (docs/rules-free-parking.md, "The turn clock")."""
+    if s.rules_version < 3 or not s.config.turn_seconds or s.phase not in ("main", "after_main") or s.timed_out:
+        return
+    others = s.pending is not None and s.pending.seat != s.turn_seat
+    if (s.turn_left_ms is not None) != others or (s.turn_deadline_at is None) != others:
+        raise InvariantError(f"v{s.version}: the turn clock is {'stopped' if s.turn_left_ms is not None else 'running'}"
+                             f" while the game waits on {'another seat' if others else 'no other seat'}")
+
+
 def play_checked(
     seats: int,
     seed: bytes,
@@ -395,6 +406,14 @@ def play_checked(
                 raise InvariantError(f"seq {env.seq}: the server played a turn before its clock ran out")
             if by_server and (before.pending is None or env.at < before.pending.deadline_at or env.actor != "server"):
                 raise InvariantError(f"seq {env.seq}: the server answered before the deadline")
+            if isinstance(event, TurnClockStopped) and (
+                before.turn_deadline_at is None or event.left_ms != max(0, before.turn_deadline_at - env.at)
+            ):
+                raise InvariantError(f"seq {env.seq}: the turn clock stopped with another time than it had left")
+            if isinstance(event, TurnClockRestarted) and (
+                before.turn_left_ms is None or event.deadline_at != env.at + before.turn_left_ms
+            ):
+                raise InvariantError(f"seq {env.seq}: the turn clock restarted with another time than it had left")
             checker.after_event(shadow, event)
         if shadow.version == sim.game.state.version:  # the end of a command's batch
             out.commands += 1
@@ -402,6 +421,7 @@ def play_checked(
                 raise InvariantError(f"v{shadow.version}: the folded envelopes differ from the decided state")
             if check:
                 checker.at_rest(shadow)
+                _clock_held_as_the_wait_says(shadow)
             if keep_states:
                 out.rest_states.append(shadow)
 

@@ -221,6 +221,9 @@ def at_rest(s: State, legal_commands) -> None:
             fail(s, f"a {p.kind} wait on seat {p.seat}, who may send nothing")
     if not s.blocked and not legal_commands(s, s.turn_seat):
         fail(s, f"seat {s.turn_seat} has the turn and nothing legal")
+    if s.rules_version >= 3 and s.config.turn_seconds and s.step == "roll" and not s.timed_out:
+        if (s.turn_left_ms is not None) != s.blocked or (s.turn_deadline_at is None) != s.blocked:
+            fail(s, f"the roll's clock {'stopped' if s.turn_left_ms is not None else 'running'} (blocked: {s.blocked})")
 
 
 def finished(s: State, events: list[msgspec.Struct]) -> None:

@@ -1,6 +1,7 @@
 """The server's ``close`` in every kind: a game nobody joined or moved in for the idle time ends with no winner, in
 one ``game_closed`` event followed by the seed's reveal. It is accepted only from the server, only on a game waiting
-or playing, only once ``at >= since + idle_ms``, and only when ``since`` is the time of the game's last event."""
+or playing, only once ``at >= since + idle_ms``, and only when ``since`` is the time the game last moved on — here its
+last event; what does not move a game on (a trade offer, an interrupt) is ``test_progress_close.py``'s."""
 
 from __future__ import annotations
 

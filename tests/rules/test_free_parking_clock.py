@@ -80,8 +80,8 @@ def test_after_the_main_play_the_default_only_ends_the_turn(table):
     assert t.types()[1] is ev.TurnEnded and "P10-1" in t.seat(1).hand
 
 
-def test_a_wait_on_an_answer_comes_first(table):
-    t = clocked(table, hands={1: ["TE-1", "M20-1"], 2: ["M30-1"]}, meters={2: 40})
+def test_a_wait_on_an_answer_comes_first_and_before_version_3_the_turn_clock_ran_on_meanwhile(table):
+    t = clocked(table, hands={1: ["TE-1", "M20-1"], 2: ["M30-1"]}, meters={2: 40}, rules_version=2)
     t.play(ev.TimeExpires(card="TE-1", target=2), 1)
     assert turn_deadline(t.state) is None  # the answer's own deadline decides first
     assert view(t.state, 0).turn_deadline_at is None and view(t.state, 0).pending.deadline_at is not None

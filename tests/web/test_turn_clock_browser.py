@@ -280,3 +280,31 @@ async def test_the_warning_counts_the_missed_turns_and_is_the_players_own(live, 
     assert await bob.locator(".seat-clock").text_content() == "forfeited after 3 missed turns: out of the game"
     assert await page.locator("#mono-test #forfeit-warning").count() == 0
     assert page.errors == []
+
+
+# --- the lobby's create form ---------------------------------------------------------------------------------------
+
+
+async def test_the_create_form_gives_a_game_a_two_minute_turn_clock_unless_emptied(live, browser):  # noqa: F811
+    """Issue 31: a table the page makes for a person gets a turn clock by default (120 s, docs/limits.md); the API's
+    own default stays none, and emptying the field makes a game without one. Solitaire has no clock: no field."""
+    page = await open_page(browser, live)
+    await register(page, "Clara")
+    created = []
+    for kind, clock in (("monopoly", None), ("free-parking", ""), ("free-parking", None)):
+        await page.goto("/#/")
+        await page.select_option("#create-form select[name=kind]", kind)
+        field = page.locator("#create-form input[name=turn_seconds]")
+        assert await field.input_value() == "120" and await field.is_visible()
+        if clock is not None:
+            await field.fill(clock)
+        await page.uncheck("#create-form input[name=sit]")
+        await page.click("#create-form button[type=submit]")
+        await page.wait_for_url(re.compile(r"#/games/g_"))
+        created.append(page.url.rsplit("/", 1)[-1])
+    await page.goto("/#/")
+    await page.select_option("#create-form select[name=kind]", "solitaire")
+    assert not await page.locator("#create-form input[name=turn_seconds]").is_visible()
+    listed = {g["game_id"]: g for g in (await live.get("/games", params={"status": "waiting"})).json()["games"]}
+    assert [listed[g]["turn_seconds"] for g in created] == [120, None, 120]
+    assert listed[created[0]]["forfeit_after"] == 3 and page.errors == []

@@ -11,10 +11,10 @@ from functools import singledispatch
 import msgspec
 
 from service.events import free_parking as ev
-from service.events.common import GameClosed, SeatTaken, SeedRevealed
+from service.events.common import GameClosed, SeatTaken, SeedRevealed, TurnClockRestarted, TurnClockStopped
 
 from .. import close
-from ..clock import clock_words
+from ..clock import clock_words, restarted_words, stopped_words
 from ..setup import client_seed_note
 from ..words import Seats, Who, seat_words
 from .cards import effect_of
@@ -172,6 +172,16 @@ def _(e: ev.TurnEnded, who: Who = seat_words) -> str:
 def _(e: ev.TurnTimedOut, who: Who = seat_words) -> str:
     played = f"discarded {e.card}, " if e.card else ""
     return f"time ran out: {who(e.seat)}'s turn played by the server ({played}missed turn {e.missed} in a row)"
+
+
+@summary.register
+def _(e: TurnClockStopped, who: Who = seat_words) -> str:
+    return stopped_words(e, who(e.seat))
+
+
+@summary.register
+def _(e: TurnClockRestarted, who: Who = seat_words) -> str:
+    return restarted_words(e, who(e.seat))
 
 
 @summary.register

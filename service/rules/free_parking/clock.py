@@ -5,12 +5,18 @@ server's ``Timeout`` plays the turn for its seat: in the main play it discards t
 specials counting 0, ties by the unshuffled deck order), then the turn ends (no Second Chance is drawn). Each such turn
 is a missed turn for the player; playing a turn themselves resets the count. After ``forfeit_after`` missed turns in a
 row the seat forfeits instead of having its turn played: it is out, and with one player left the game is over.
+
+From rules version 3 the clock stops while the game waits on a seat other than the one on turn — the target of an
+Officer Jones or a Time Expires answering, a seat choosing — and restarts with the time it had left once the wait is
+over (``hold``): a wait the seat on turn cannot end costs it none of its turn. A wait on the seat on turn itself (an
+answer or a choice of its own) is its own time: the clock runs on, as in every version.
 """
 
 from __future__ import annotations
 
 from service.events import free_parking as ev
 
+from .. import clock
 from ..batch import Batch
 from ..errors import RuleViolation
 from . import cards
@@ -22,6 +28,16 @@ def turn_deadline(s: State) -> int | None:
     if s.phase not in ("main", "after_main") or s.pending is not None or s.timed_out:
         return None
     return s.turn_deadline_at
+
+
+def hold(b: Batch[State]) -> None:
+    """At the end of a decision (rules version 3): stop the turn clock while the game waits on another seat than the
+    one on turn, restart it once it no longer does (``rules.clock.hold``)."""
+    s = b.state
+    if s.rules_version < clock.CLOCK_HOLDS:
+        return
+    in_turn = s.phase in ("main", "after_main") and not s.timed_out
+    clock.hold(b, in_turn, s.pending is not None and s.pending.seat != s.turn_seat)
 
 
 def next_seat(s: State, seat: int) -> int:

@@ -51,6 +51,7 @@ def run(state: State, command: msgspec.Struct, seat: int | None, at: int) -> tup
         raise RuleViolation("forfeited", "You forfeited this game: you no longer play", seat=seat)
     batch = Batch(state, at)
     handler(batch, command, seat)
+    clock.hold(batch)  # version 3: a wait on another seat stops the turn clock, its end restarts it
     return batch.events, batch.state
 
 

@@ -10,18 +10,21 @@ from functools import singledispatch
 import msgspec
 
 from service.events import free_parking as ev
-from service.events.common import GameClosed, SeatTaken, SeedRevealed
+from service.events.common import GameClosed, SeatTaken, SeedRevealed, TurnClockRestarted, TurnClockStopped
 
+from ..clock import clock_held
 from ..close import closed_of
 from ..setup import seeded
 from .actions import script
+from .progress import moves_on
 from .state import Action, Pending, State, with_seat, without
 
 replace = msgspec.structs.replace
 
 
 def evolve(state: State, event: msgspec.Struct) -> State:
-    return replace(_apply(event, state), version=state.version + 1)
+    s, version = _apply(event, state), state.version + 1
+    return replace(s, version=version, progress=version if moves_on(s.rules_version, event) else s.progress)
 
 
 @singledispatch
@@ -61,7 +64,8 @@ def _(e: ev.RoundDealt, s: State) -> State:
 
 @_apply.register
 def _(e: ev.TurnBegan, s: State) -> State:
-    return replace(s, turn=e.turn, turn_seat=e.seat, phase="main", turn_deadline_at=e.deadline_at, timed_out=False)
+    return replace(s, turn=e.turn, turn_seat=e.seat, phase="main", turn_deadline_at=e.deadline_at, turn_left_ms=None,
+                   timed_out=False)  # fmt: skip
 
 
 @_apply.register
@@ -234,7 +238,7 @@ def _(e: ev.TurnEnded, s: State) -> State:
     """A turn ended by its player with no main play (an empty hand) is still one they played themselves."""
     if s.phase == "main" and not s.timed_out:
         s = with_seat(s, e.seat, missed=0)
-    return replace(s, turn_deadline_at=None)
+    return replace(s, turn_deadline_at=None, turn_left_ms=None)
 
 
 @_apply.register
@@ -245,6 +249,11 @@ def _(e: ev.TurnTimedOut, s: State) -> State:
         return s
     s = with_seat(s, e.seat, hand=without(s.seats[e.seat].hand, e.card))
     return replace(s, discard=s.discard + (e.card,), phase="after_main")
+
+
+@_apply.register
+def _(e: TurnClockStopped | TurnClockRestarted, s: State) -> State:
+    return clock_held(s, e)
 
 
 @_apply.register

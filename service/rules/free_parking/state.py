@@ -84,6 +84,10 @@ class State(setup.Seeded, frozen=True):
     """When the turn clock runs out on the turn in play (``TurnBegan``); none without a clock, or once played."""
     timed_out: bool = False
     """The server played this turn for its seat (``TurnTimedOut``)."""
+    turn_left_ms: int | None = None
+    """While the turn clock is stopped (``TurnClockStopped``, rules version 3): the time the turn had left."""
+    progress: int = 0
+    """The version of the game's last event that moved it on (``progress.moves_on``): the idle close counts from it."""
     winner: int | None = None
     closed: Closed | None = None
     """Set when the server closed the game for nobody moving (``game_closed``): finished, with no winner."""
@@ -102,12 +106,14 @@ class State(setup.Seeded, frozen=True):
         return tuple(i for i, st in enumerate(self.seats) if not st.forfeited)
 
 
-RULES_VERSION = 2
+RULES_VERSION = 3
 """The version new games are played under; a change of behaviour that would replay a recorded game differently
 bumps it, and the older versions stay playable (``RULES_VERSIONS``), branching where they differ on
 ``State.rules_version``. Version 2 (RULES.md §1 as revised): a trade of places asks the named player, then the
-drawer; swap three draws before its three cards are discarded, and is refused when nothing can be drawn."""
-RULES_VERSIONS = (1, 2)
+drawer; swap three draws before its three cards are discarded, and is refused when nothing can be drawn. Version 3
+(issue 31): the turn clock stops while the game waits on another seat (``rules.clock.hold``), and the idle close
+counts from the last event that moved the game on, not from an interrupt or an answer (``progress``)."""
+RULES_VERSIONS = (1, 2, 3)
 
 
 def initial(config: FreeParkingConfig, seed: bytes, rules_version: int = RULES_VERSION) -> State:

@@ -12,10 +12,10 @@ from functools import singledispatch
 import msgspec
 
 from service.events import monopoly as ev
-from service.events.common import GameClosed, SeatTaken, SeedRevealed
+from service.events.common import GameClosed, SeatTaken, SeedRevealed, TurnClockRestarted, TurnClockStopped
 
 from .. import close
-from ..clock import clock_words
+from ..clock import clock_words, restarted_words, stopped_words
 from ..setup import client_seed_note
 from ..words import Seats, Who, and_list, seat_words, seats_words
 from .board import HOTEL, name
@@ -279,6 +279,16 @@ def _(e: ev.TurnEnded, who: Who = seat_words) -> str:
 def _(e: ev.TurnTimedOut, who: Who = seat_words) -> str:
     missed = f"{e.missed} missed turn{'s' if e.missed != 1 else ''} in a row"
     return f"time ran out: {who(e.seat)}'s turn was played for them: the server rolls ({missed})"
+
+
+@summary.register
+def _(e: TurnClockStopped, who: Who = seat_words) -> str:
+    return stopped_words(e, who(e.seat))
+
+
+@summary.register
+def _(e: TurnClockRestarted, who: Who = seat_words) -> str:
+    return restarted_words(e, who(e.seat))
 
 
 @summary.register

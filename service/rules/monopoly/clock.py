@@ -6,12 +6,17 @@ rolls for the player (in jail: the try for doubles), and the move is settled as 
 purchase, a tax) has its own deadline. Each such roll is a missed turn; rolling (or leaving jail) themselves resets the
 count. At ``forfeit_after`` missed turns in a row the player forfeits instead: bankrupt to the bank, which auctions
 the properties; with one player left the game is over.
+
+From rules version 3 the roll's clock stops while a wait holds up the turn — an auction, a shortage's claims, a debt:
+the player cannot roll then, whoever the wait is on — and restarts with the time it had left once the turn is free
+again (``hold``). A trade offer holds nothing up: the player may roll, and the clock runs.
 """
 
 from __future__ import annotations
 
 from service.events import monopoly as ev
 
+from .. import clock
 from ..errors import RuleViolation
 from .batch import Batch
 from .money import go_bankrupt
@@ -25,6 +30,14 @@ def turn_deadline(s: State) -> int | None:
     if s.phase != "playing" or s.step != "roll" or s.blocked or s.timed_out:
         return None
     return s.turn_deadline_at
+
+
+def hold(b: Batch) -> None:
+    """At the end of a decision (rules version 3): stop the roll's clock while a wait holds up the turn, restart it
+    once none does (``rules.clock.hold``)."""
+    s = b.state
+    if s.rules_version >= clock.CLOCK_HOLDS:
+        clock.hold(b, s.phase == "playing" and s.step == "roll" and not s.timed_out, s.blocked)
 
 
 def time_out_turn(b: Batch) -> None:

@@ -45,6 +45,7 @@ def run(state: State, command: msgspec.Struct, seat: int | None, at: int) -> tup
     handler(b, command, seat)
     if b.state.phase == "playing":
         settle(b)
+    clock.hold(b)  # version 3: a wait that holds up the turn stops the roll's clock, its end restarts it
     return b.events, b.state
 
 

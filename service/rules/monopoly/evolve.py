@@ -12,19 +12,23 @@ from functools import singledispatch
 import msgspec
 
 from service.events import monopoly as ev
-from service.events.common import GameClosed, SeatTaken
+from service.events.common import GameClosed, SeatTaken, TurnClockRestarted, TurnClockStopped
 
+from ..clock import clock_held
 from ..close import closed_of
 from ..setup import seeded
 from .board import HOTEL, JAIL
 from .cards import JAIL_CARDS
+from .progress import moves_on
 from .state import Auction, Claim, Debt, Offer, SeatState, Shortage, State, Trade
 
 replace = msgspec.structs.replace
 
 
 def evolve(state: State, event: msgspec.Struct) -> State:
-    return replace(_apply(event, state, state.version + 1), version=state.version + 1)
+    version = state.version + 1
+    s = _apply(event, state, version)
+    return replace(s, version=version, progress=version if moves_on(s.rules_version, event) else s.progress)
 
 
 def _seat(s: State, i: int, **changes: object) -> State:
@@ -80,7 +84,7 @@ def _(e: ev.GameStarted, s: State, seq: int) -> State:
 @_apply.register
 def _(e: ev.TurnBegan, s: State, seq: int) -> State:
     return replace(s, turn_seat=e.seat, round=e.round, doubles=0, step="roll", again=False,
-                   turn_deadline_at=e.deadline_at, timed_out=False)  # fmt: skip
+                   turn_deadline_at=e.deadline_at, turn_left_ms=None, timed_out=False)  # fmt: skip
 
 
 @_apply.register
@@ -111,7 +115,12 @@ def _(e: ev.Moved, s: State, seq: int) -> State:
 
 @_apply.register
 def _(e: ev.RollAgain, s: State, seq: int) -> State:
-    return replace(s, step="roll", again=False, turn_deadline_at=e.deadline_at, timed_out=False)
+    return replace(s, step="roll", again=False, turn_deadline_at=e.deadline_at, turn_left_ms=None, timed_out=False)
+
+
+@_apply.register
+def _(e: TurnClockStopped | TurnClockRestarted, s: State, seq: int) -> State:
+    return clock_held(s, e)
 
 
 @_apply.register
@@ -410,7 +419,8 @@ def _(e: ev.PropertyTransferred, s: State, seq: int) -> State:
 
 @_apply.register
 def _(e: ev.TurnEnded, s: State, seq: int) -> State:
-    return replace(s, step="roll", again=False, doubles=0, offer=None, interest_paid=(), turn_deadline_at=None)
+    return replace(s, step="roll", again=False, doubles=0, offer=None, interest_paid=(), turn_deadline_at=None,
+                   turn_left_ms=None)  # fmt: skip
 
 
 @_apply.register

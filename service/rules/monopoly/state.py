@@ -137,6 +137,10 @@ class State(setup.Seeded, frozen=True):
     """When the turn clock runs out on the roll in hand (``TurnBegan``, ``RollAgain``); none without a clock."""
     timed_out: bool = False
     """The server rolled this roll for the player (``TurnTimedOut``)."""
+    turn_left_ms: int | None = None
+    """While the roll's clock is stopped (``TurnClockStopped``, rules version 3): the time it had left."""
+    progress: int = 0
+    """The version of the game's last event that moved it on (``progress.moves_on``): the idle close counts from it."""
     step: Literal["roll", "moving"] = "roll"
     """``roll``: the player whose turn it is rolls next; ``moving``: a move is being settled."""
     again: bool = False
@@ -227,12 +231,15 @@ class State(setup.Seeded, frozen=True):
         return tuple(i for i, site in enumerate(self.sites) if site.owner == seat)
 
 
-RULES_VERSION = 2
+RULES_VERSION = 3
 """The version new games are played under; a change of behaviour that would replay a recorded game differently
 bumps it, and the older versions stay playable (``RULES_VERSIONS``), branching where they differ. Version 2: a
 hotel sold short of houses breaks the group down only as far as needed (``building.break_downs``), bankruptcy
-is declared only when insolvent (``money.check_bankruptcy``), and a bankrupt keeps no jail tries (``evolve``)."""
-RULES_VERSIONS = (1, 2)
+is declared only when insolvent (``money.check_bankruptcy``), and a bankrupt keeps no jail tries (``evolve``).
+Version 3 (issue 31): the roll's clock stops while a wait holds up the turn (``clock.hold``), and the idle close
+counts from the last event that moved the game on — a roll, a turn — not from a trade, a mortgage or a build
+(``progress``)."""
+RULES_VERSIONS = (1, 2, 3)
 
 
 def initial(config: MonopolyConfig, seed: bytes, rules_version: int = RULES_VERSION) -> State:

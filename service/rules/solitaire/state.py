@@ -87,6 +87,12 @@ class State(setup.Seeded, frozen=True):
         return 0 if self.phase == "won" else None
 
     @property
+    def progress(self) -> int:
+        """Every move moves a solitaire on, for its idle close (``rules.close``): with one seat, a player keeping their
+        own game open by shuffling cards holds no one else's table, so the close counts from the last event."""
+        return self.version
+
+    @property
     def pending(self) -> None:
         """Solitaire never waits on an answer: the service's schedulers read ``pending`` of every game."""
         return None

@@ -17,7 +17,10 @@ USAGE = "python -m service [serve] [OPTIONS]\n       python -m service COMMAND [
 def parser() -> argparse.ArgumentParser:
     """The commands, and serve's options beside them: a newcomer looks for ``--port`` in the first help they read,
     and serve is what runs with no command. They are listed here only; ``main`` hands them to ``serve`` to parse."""
-    p = argparse.ArgumentParser(prog="python -m service", usage=USAGE, description=__doc__.replace("``", ""))
+    # allow_abbrev=False: argparse matches every argument, a command's included, against these options first, and
+    # a command's own option that begins one of serve's (demo's --games, serve's --games-burst) would be "ambiguous"
+    p = argparse.ArgumentParser(prog="python -m service", usage=USAGE, description=__doc__.replace("``", ""),
+                                allow_abbrev=False)
     p._positionals.title = "commands"  # listed first, then serve's options
     p._optionals.title = "options of serve, the default command"
     sub = p.add_subparsers(dest="command", metavar="COMMAND", prog="python -m service")

@@ -15,7 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from service.__main__ import main
+from service.__main__ import main, parser
+from service.cli import demo
 from service.api.app import StartupRefused, receipts_for
 from service.api.settings import Settings
 from service.api.signing import KEYRING, keyring_at
@@ -61,6 +62,13 @@ def test_each_command_still_has_its_own_help(command, capsys):
         main([command, "--help"])
     assert done.value.code == 0
     assert capsys.readouterr().out.startswith(f"usage: python -m service {command} ")
+
+
+def test_a_commands_option_that_begins_one_of_serves_is_its_own():
+    """demo's ``--games`` begins serve's ``--games-burst``: serve's options beside the commands must not take it."""
+    args = parser().parse_args(["demo", "--games", "1"])
+    assert (args.func, args.games) == (demo.main, 1)
+    assert parser().parse_args(["serve", "--po", "9001"]).port == 9001  # serve's own abbreviations still work
 
 
 def test_a_port_in_use_is_refused_in_one_line(tmp_path):

@@ -29,6 +29,7 @@ from sanic.worker.loader import AppLoader
 
 from service.api.app import StartupRefused, create_app, open_store_for, receipts_for
 from service.api.settings import Settings
+from service.store.owner import DataInUse, Owner
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -140,6 +141,7 @@ def _serve(settings: Settings, sock: socket.socket) -> None:
     so the store is opened and checked here first, and a refusal is said before any worker starts. Either way Sanic
     is handed the socket ``main`` bound (its workers share it), so it binds nothing itself."""
     if settings.workers == 1:
+        _checked_early(settings)
         app = create_app(settings)
         app.prepare(sock=sock, access_log=False, motd=False, backlog=settings.backlog, single_process=True)
         Sanic.serve_single(primary=app)
@@ -170,6 +172,21 @@ def listening(settings: Settings) -> socket.socket:
         else:
             why = f"cannot be listened on ({e.strerror or e})"
         raise StartupRefused(f"the address {address} {why}") from e
+
+
+def _checked_early(settings: Settings) -> None:
+    """What needs no store opened, refused before Sanic says a word: the keyring, and the embedded store's folder
+    held by another process. The store's own start takes the folder's lock for good (and refuses it there too, had
+    another process taken it in between); this only asks."""
+    receipts_for(settings)
+    if settings.redis_url:
+        return
+    try:
+        Owner(settings.data_dir).release()
+    except DataInUse as e:
+        raise StartupRefused(str(e)) from e
+    except OSError as e:
+        raise StartupRefused(f"the data folder {settings.data_dir} cannot be used: {e.strerror or e} ({e.filename or ''})") from e
 
 
 async def _preflight(settings: Settings) -> None:

@@ -42,6 +42,7 @@ def refused(*args: str) -> str:
                           timeout=120, check=False)
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1, (done.returncode, done.stderr[-3000:])
+    assert done.stdout == "", done.stdout[-3000:]  # refused before Sanic said a word
     return lines[0]
 
 

@@ -40,7 +40,7 @@ TABLES = {"free-parking": ("greedy", "random", None, "greedy"), "solitaire": (No
 """Each kind's seats in order: a server bot's name, or ``None`` for yours (no expert: re-deriving its every move,
 as the verdict does, takes seconds)."""
 _RUNS = itertools.count()
-OPTIONS = {"monopoly": {"max_rounds": 20}}  # the largest worth wins after 20 rounds: a game of seconds, not minutes
+OPTIONS = {"monopoly": {"max_rounds": 12}}  # the largest worth wins after 12 rounds: a game of seconds, not minutes
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

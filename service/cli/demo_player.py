@@ -90,14 +90,17 @@ class You:
         return v
 
     async def send(self, version: int, command: dict[str, Any]) -> None:
-        """``command`` signed for ``version``; a 409 (the game moved on: a bot's move, a deadline) is read again."""
+        """``command`` signed for ``version``; a 409 (the game moved on: a bot's move, a deadline) is read again, and
+        a 429 (a service's limit on a player's commands, ``--url``'s) waits its ``Retry-After`` first."""
         command_id = f"you-{self.sent}"
         self.sent += 1
         message = signed_command(self.kept.game_id, version, command_id, canonical(command))
         body = {**command, "command_id": command_id, "expected_version": version, "sig": self._key.sign(message).hex()}
         r = await self.api.post(f"/games/{self.kept.game_id}/commands", json=body,
                                 headers={"authorization": f"Bearer {self.token}"})
-        if r.status_code != 409:
+        if r.status_code == 429:
+            await asyncio.sleep(float(r.headers.get("retry-after", "1")))
+        elif r.status_code != 409:
             r.raise_for_status()
             self.kept.keep(r.json())
 

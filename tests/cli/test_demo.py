@@ -5,11 +5,14 @@ seed, so the line that every move in your name is signed is there."""
 from __future__ import annotations
 
 import os
+import random
 import re
 
+import httpx
 import pytest
 
 from service.__main__ import main
+from service.cli import demo_player
 from service.store.owner import Owner
 
 
@@ -45,3 +48,18 @@ def test_the_demo_on_a_data_folder_another_process_holds_is_refused_in_one_line(
         held.release()
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"in use by process {os.getpid()}" in err[0], err
+
+
+async def test_your_command_limited_by_the_service_waits_its_retry_after_and_is_chosen_again(monkeypatch):
+    """Against a running service (``--url``) a player's commands are limited: a 429 is waited out, not the demo's end."""
+    answers = iter([httpx.Response(429, headers={"retry-after": "2"}, json={"error": {"code": "rate_limited"}})])
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    monkeypatch.setattr(demo_player.asyncio, "sleep", sleep)
+    async with httpx.AsyncClient(transport=httpx.MockTransport(lambda request: next(answers)), base_url="http://x") as api:
+        you = demo_player.You(api, demo_player.Kept("g_0123456789abcdef", "00" * 32), random.Random(1))
+        await you.send(3, {"type": "end_turn"})
+    assert slept == [2.0] and you.kept.receipts == {}

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -159,3 +161,20 @@ def test_a_keyring_the_group_or_others_may_read_or_write_refuses_the_start(tmp_p
     with pytest.raises(StartupRefused, match=f"chmod 600 {ring}"):
         receipts_for(settings)
     assert ring.stat().st_mode & 0o777 == mode
+
+
+def test_port_zero_takes_a_free_port_and_the_start_line_names_it(tmp_path):
+    log = tmp_path / "service.log"
+    with log.open("w") as out:
+        proc = service("--port", "0", "--data", str(tmp_path / "data"), stdout=subprocess.DEVNULL, stderr=out)
+    try:
+        deadline = time.monotonic() + 60  # a bound only to fail instead of hang
+        while proc.poll() is None and "open http://" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        found = re.search(r"open http://127\.0\.0\.1:(\d+)/", log.read_text())
+        assert found, log.read_text()[-2000:]
+        port = int(found[1])
+        assert port != 0 and httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 200
+    finally:
+        proc.kill()
+        proc.wait(30)

@@ -1,4 +1,5 @@
-"""``python -m service [serve|demo|play|simulate|solitaire-rates|bot-league|rebuild|project|keys|archive|golden] …``; with no command it serves HTTP.
+"""``python -m service [COMMAND] [OPTIONS]``: with no command (or ``serve``) it runs the HTTP service, whose options
+are listed below; ``python -m service COMMAND --help`` says what each other command takes.
 
 ``make run`` runs it: the service on http://127.0.0.1:8000, on the embedded store unless ``REDIS_URL`` is set.
 """
@@ -10,10 +11,19 @@ import sys
 
 from service.cli import archive, demo, golden, keys, league, play, projections, serve, simulate, solitaire_rates
 
+USAGE = "python -m service [serve] [OPTIONS]\n       python -m service COMMAND [OPTIONS]   (COMMAND --help for its own)"
+
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m service", description=__doc__.replace("``", ""))
-    sub = p.add_subparsers(dest="command")
+    """The commands, and serve's options beside them: a newcomer looks for ``--port`` in the first help they read,
+    and serve is what runs with no command. They are listed here only; ``main`` hands them to ``serve`` to parse."""
+    # allow_abbrev=False: argparse matches every argument, a command's included, against these options first, and
+    # a command's own option that begins one of serve's (demo's --games, serve's --games-burst) would be "ambiguous"
+    p = argparse.ArgumentParser(prog="python -m service", usage=USAGE, description=__doc__.replace("``", ""),
+                                allow_abbrev=False)
+    p._positionals.title = "commands"  # listed first, then serve's options
+    p._optionals.title = "options of serve, the default command"
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", prog="python -m service")
     serve.add_parser(sub)
     demo.add_parser(sub)
     play.add_parser(sub)
@@ -25,6 +35,7 @@ def parser() -> argparse.ArgumentParser:
     keys.add_parser(sub)
     archive.add_parser(sub)
     golden.add_parser(sub)
+    serve.add_arguments(p)
     return p
 
 

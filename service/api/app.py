@@ -21,6 +21,7 @@ from sanic_ext import Extend
 from service.store.archive import ArchiveError
 from service.store.durability import Durability
 from service.store.journal import JournalCorrupt
+from service.store.owner import DataInUse
 from service.store.store import NotDurable, Store, StoreUnavailable
 from service.store.stores import open_store_checked
 from service.projections import Projector
@@ -168,7 +169,7 @@ async def open_store_for(settings: Settings) -> tuple[Store, Durability]:
             repair=settings.repair,
             archive=settings.archive_root,
         )
-    except (JournalCorrupt, NotDurable, ArchiveError) as e:
+    except (JournalCorrupt, NotDurable, ArchiveError, DataInUse) as e:
         raise StartupRefused(str(e)) from e
     except StoreUnavailable as e:
         raise StartupRefused(f"the store at {settings.redis_url} cannot be reached: {e}") from e

@@ -142,11 +142,16 @@ def _replace(path: Path, ring: KeyringFile | ChainFile, mode: int = 0o600) -> No
 
 
 def read_file(path: Path) -> KeyringFile:
-    """The keyring at ``path``, made private (0600) if it was readable by the group or others: it holds the signing key."""
+    """The keyring at ``path``; ``KeyringError`` when it cannot be read, or when anyone but its owner may read or write
+    it: it holds the signing key, which whoever could read may have copied, and whoever could write may have replaced
+    with their own (then signing "for the service"). Refused, not quietly made private: that would hide that it was
+    open, and the operator is the one who knows whether to rotate the key."""
     try:
-        if path.stat().st_mode & 0o077:
-            os.chmod(path, 0o600)
-            log.warning("the keyring %s was readable by others: made private (0600)", path)
+        mode = path.stat().st_mode
+        if mode & 0o077:
+            raise KeyringError(f"the keyring {path} holds the signing key and may be read or written by the group or others "
+                               f"(mode {mode & 0o777:o}): make it its owner's alone (chmod 600 {path}), and if someone "
+                               "else may have read it, rotate the key (python -m service keys rotate)")
         ring = msgspec.json.decode(path.read_bytes(), type=KeyringFile)
     except (OSError, msgspec.DecodeError) as e:
         raise KeyringError(f"the keyring {path} cannot be read ({e}): restore it, or move it aside to start a new key "

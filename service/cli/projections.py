@@ -14,6 +14,7 @@ import asyncio
 import os
 import signal
 import socket
+import sys
 import time
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from service.store.logtrim import LOG_KEEP_MS
+from service.store.owner import DataInUse
 from service.store.store import Store
 from service.store.stores import open_store
 from service.projections.projector import Projector
@@ -38,6 +40,7 @@ def _store_arguments(p: argparse.ArgumentParser) -> None:
 
 
 async def _open(args: argparse.Namespace) -> Store:
+    """The store; ``DataInUse`` when the embedded store's folder is another process's (the service's, running)."""
     return await open_store(
         os.environ.get("REDIS_URL") or None,
         Path(args.data),
@@ -101,7 +104,11 @@ async def _rebuild(args: argparse.Namespace, console: Console) -> int:
 
 
 def rebuild_main(args: argparse.Namespace) -> int:
-    return asyncio.run(_rebuild(args, Console(highlight=False)))
+    try:
+        return asyncio.run(_rebuild(args, Console(highlight=False)))
+    except DataInUse as e:
+        print(f"free-parking rebuild: {e}", file=sys.stderr)
+        return 2
 
 
 def add_rebuild_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -174,7 +181,11 @@ async def _project(args: argparse.Namespace, console: Console) -> int:
 
 
 def project_main(args: argparse.Namespace) -> int:
-    return asyncio.run(_project(args, Console(highlight=False)))
+    try:
+        return asyncio.run(_project(args, Console(highlight=False)))
+    except DataInUse as e:
+        print(f"free-parking project: {e}", file=sys.stderr)
+        return 2
 
 
 def add_project_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -2,28 +2,34 @@
 
 ``REDIS_URL`` selects a real Redis (a single server, or any node of a Redis Cluster: ``--cluster auto`` asks it);
 without it the embedded store keeps everything under ``--data``.
-The embedded store belongs to one process, so it runs with one worker only. A start that cannot be made as
-configured (a journal only ``--repair`` may cut, a store that cannot be reached, a durability it lacks) is refused
-with one line on stderr and exit status 2.
+The embedded store belongs to one process, so it runs with one worker only, and a second service on its folder is
+refused (``service/store/owner.py``). A start that cannot be made as configured (the address in use, a journal only
+``--repair`` may cut, a store that cannot be reached, a durability it lacks, a data folder another process holds, a
+keyring others may read or write) is refused with one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import logging
 import os
 import shutil
+import socket
 import sys
 import tempfile
 from functools import partial
 from pathlib import Path
 
+import msgspec
 from sanic import Sanic
+from sanic.server.socket import bind_socket
 from sanic.worker.loader import AppLoader
 
 from service.api.app import StartupRefused, create_app, open_store_for, receipts_for
 from service.api.settings import Settings
+from service.store.owner import DataInUse, Owner
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -135,23 +141,59 @@ def settings_from(args: argparse.Namespace) -> Settings:
     return Settings(**{**{f: getattr(env, f) for f in env.__struct_fields__}, **given})
 
 
-def _serve(settings: Settings) -> None:
+def _serve(settings: Settings, sock: socket.socket) -> None:
     """One worker runs in this very process (Sanic's single-process mode): a store that cannot be opened is then an
     exception here, said in one line, and nothing else is killed. Several workers (a real Redis) are child processes,
     and a worker that fails to start makes Sanic SIGKILL its whole process group — whoever launched the service too:
-    so the store is opened and checked here first, and a refusal is said before any worker starts."""
+    so the store is opened and checked here first, and a refusal is said before any worker starts. Either way Sanic
+    is handed the socket ``main`` bound (its workers share it), so it binds nothing itself."""
     if settings.workers == 1:
+        _checked_early(settings)
         app = create_app(settings)
-        app.prepare(host=settings.host, port=settings.port, access_log=False, motd=False, backlog=settings.backlog,
-                    single_process=True)  # fmt: skip
+        app.prepare(sock=sock, access_log=False, motd=False, backlog=settings.backlog, single_process=True)
         Sanic.serve_single(primary=app)
         return
     asyncio.run(_preflight(settings))
     loader = AppLoader(factory=partial(create_app, settings))
     app = loader.load()
-    app.prepare(host=settings.host, port=settings.port, workers=settings.workers, access_log=False, motd=False,
-                backlog=settings.backlog)  # fmt: skip
+    app.prepare(sock=sock, workers=settings.workers, access_log=False, motd=False, backlog=settings.backlog)
     Sanic.serve(primary=app, app_loader=loader)
+
+
+def listening(settings: Settings) -> socket.socket:
+    """The service's socket, bound and listening here, in the main process, before anything starts: an address that
+    cannot be had is ``StartupRefused`` in the operator's words, not Sanic's traceback from inside its start."""
+    address = f"{settings.host}:{settings.port}" if ":" not in settings.host else f"[{settings.host}]:{settings.port}"
+    try:
+        return bind_socket(settings.host, settings.port, backlog=settings.backlog)
+    except socket.gaierror as e:
+        raise StartupRefused(f"the address {settings.host} is no name or address this machine knows ({e.strerror}): "
+                             "give another --host (127.0.0.1, or 0.0.0.0 for every interface)") from e
+    except OSError as e:
+        if e.errno == errno.EADDRINUSE:
+            why = "is in use (another service listens there: this one already?): stop that one, or give another --port"
+        elif e.errno == errno.EACCES:
+            why = "may not be bound by this user (a port below 1024 needs privileges): give a --port above 1023"
+        elif e.errno == errno.EADDRNOTAVAIL:
+            why = "is no address of this machine: give another --host (127.0.0.1, or 0.0.0.0 for every interface)"
+        else:
+            why = f"cannot be listened on ({e.strerror or e})"
+        raise StartupRefused(f"the address {address} {why}") from e
+
+
+def _checked_early(settings: Settings) -> None:
+    """What needs no store opened, refused before Sanic says a word: the keyring, and the embedded store's folder
+    held by another process. The store's own start takes the folder's lock for good (and refuses it there too, had
+    another process taken it in between); this only asks."""
+    receipts_for(settings)
+    if settings.redis_url:
+        return
+    try:
+        Owner(settings.data_dir).release()
+    except DataInUse as e:
+        raise StartupRefused(str(e)) from e
+    except OSError as e:
+        raise StartupRefused(f"the data folder {settings.data_dir} cannot be used: {e.strerror or e} ({e.filename or ''})") from e
 
 
 async def _preflight(settings: Settings) -> None:
@@ -196,17 +238,25 @@ def main(args: argparse.Namespace) -> int:
         )
         return 2
     _logging()
+    try:
+        sock = listening(settings)
+    except StartupRefused as e:
+        print(f"free-parking: not started: {e}", file=sys.stderr)
+        return 2
+    # the port bound (``--port 0``: the one the kernel chose) is the one every worker says it opens
+    settings = msgspec.structs.replace(settings, port=sock.getsockname()[1])
     os.environ.update(settings.to_env())  # workers build their app from the environment
     made = None
     if settings.workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         # every worker's counters in one folder, added up at each scrape (service/api/metrics.py); ours to remove
         made = os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_folder()
     try:
-        _serve(settings)
+        _serve(settings, sock)
     except StartupRefused as e:
         print(f"free-parking: not started: {e}", file=sys.stderr)
         return 2
     finally:
+        sock.close()
         if made is not None:
             shutil.rmtree(made, ignore_errors=True)
     return 0

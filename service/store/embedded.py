@@ -21,6 +21,7 @@ import msgspec
 from service.events.envelope import Envelope
 from .journal import RECORD_HEAD, Dropped, Journal
 from .keys import STATUSES
+from .owner import Owner
 from .pool import CONNECTIONS, WAIT_MS, WaitingPool
 from .store import (Appended, AppendRequest, CommandRecord, Projected, ProjectionCorrupt, Store, StoreUnavailable, append_args,
                     parse_record)
@@ -69,6 +70,7 @@ class EmbeddedStore(Store):
         self._now = fakeredis.FakeRedis(server=server, decode_responses=False)
         self._lock = asyncio.Lock()
         self._journal_path = data_dir / JOURNAL if data_dir else None
+        self._owner: Owner | None = None  # the data folder's lock, held from open to close (owner.py)
         self._journal: Journal | None = None
         self._fsync = fsync
         self._repair = repair  # drop what the journal cannot read past, kept beside it (``check_journal``)
@@ -84,21 +86,32 @@ class EmbeddedStore(Store):
         self._due: set[str] = set()
 
     async def open(self) -> EmbeddedStore:
-        """Replay the journal into a fresh in-memory server, then start journalling."""
+        """Take the data folder (``DataInUse`` when another process holds it), replay the journal into a fresh
+        in-memory server, then start journalling."""
         if self._journal_path is not None:
-            kinds: dict[str, str] = {}
-            path = self._journal_path
-            records, self.dropped = Journal.load(path, repair=self._repair, fsync=self._fsync, describe=describe)
-            offset = 0
-            for n, payload in enumerate(records):
-                refusal = await self._replay(payload, kinds)
-                if refusal is not None:  # its checksum holds, yet it is not a write that took: cut here, or refuse
-                    reason = f"record {n} does not replay ({refusal})"
-                    self.dropped = Journal.cut(path, offset, reason, repair=self._repair, fsync=self._fsync, describe=describe)
-                    break
-                offset += RECORD_HEAD + len(payload)
-            self._journal = Journal(self._journal_path, fsync=self._fsync)
+            self._owner = Owner(self._journal_path.parent)
+            try:
+                await self._load()
+            except BaseException:
+                self._owner.release()
+                raise
         return self
+
+    async def _load(self) -> None:
+        """Replay the journal (cutting what ``repair`` allows), then open it for appends."""
+        assert self._journal_path is not None
+        kinds: dict[str, str] = {}
+        path = self._journal_path
+        records, self.dropped = Journal.load(path, repair=self._repair, fsync=self._fsync, describe=describe)
+        offset = 0
+        for n, payload in enumerate(records):
+            refusal = await self._replay(payload, kinds)
+            if refusal is not None:  # its checksum holds, yet it is not a write that took: cut here, or refuse
+                reason = f"record {n} does not replay ({refusal})"
+                self.dropped = Journal.cut(path, offset, reason, repair=self._repair, fsync=self._fsync, describe=describe)
+                break
+            offset += RECORD_HEAD + len(payload)
+        self._journal = Journal(self._journal_path, fsync=self._fsync)
 
     async def _replay(self, payload: bytes, kinds: dict[str, str]) -> str | None:
         """Apply one journalled write again; why it cannot be, if it cannot (``None``: it took, as it did first)."""
@@ -141,6 +154,8 @@ class EmbeddedStore(Store):
     async def close(self) -> None:
         if self._journal is not None:
             self._journal.close()
+        if self._owner is not None:
+            self._owner.release()
         await super().close()
 
     async def _op_append(self, req: AppendRequest) -> Appended:

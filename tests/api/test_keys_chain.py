@@ -65,6 +65,7 @@ def test_a_keyring_from_before_chains_gets_its_chain_at_the_first_start(store_ki
     keys = [msgspec.structs.replace(_entry(old, T), not_after=T + 5), _entry(new, T + 5)]  # rotated once, by an old version
     tmp_path.joinpath(KEYRING).write_bytes(msgspec.json.encode(KeyringFile(
         keys=keys, private_key=new.private_bytes_raw().hex(), current=keys[1].key_id)))  # fmt: skip
+    tmp_path.joinpath(KEYRING).chmod(0o600)  # as the service writes it: anyone else's to read is refused
     migrated = keyring_at(tmp_path, T + 10)
     assert [type(e).__name__ for e in migrated.entries] == ["Listed", "Listed", "Retired"]
     assert keylist.keys_of(read_chain(tmp_path)) == keys == migrated.keys

@@ -184,6 +184,7 @@ def test_a_keyring_listing_a_public_key_that_is_not_the_signing_keys_refuses_the
     ring = KeyringFile(keys=[PublicKey(key_id=kid, public_key=public_bytes(other).hex(), not_before=0)],
                        private_key=signing.private_bytes_raw().hex(), current=kid)
     (config.keys_folder / KEYRING).write_bytes(msgspec.json.encode(ring))
+    (config.keys_folder / KEYRING).chmod(0o600)  # refused for its listing, not for its mode
     try:
         receipts = receipts_for(config)
     except StartupRefused:

@@ -66,6 +66,12 @@ export function taxWorth(view, seat) {
   return worth;
 }
 
+/** "Bob's " for the answers to Bob's trade offer: two offers to one player, each answered by name. */
+function offerer(view, c) {
+  const t = (view.trades || []).find((x) => x.trade === c.trade);
+  return t ? `${seatName(view, t.seat).replace(/ \(you\)$/, "")}'s ` : "the ";
+}
+
 export function label(view, c) {
   const me = view.seat != null ? view.seats[view.seat] : null;
   switch (c.type) {
@@ -91,9 +97,9 @@ export function label(view, c) {
     case "mortgage": return c.square != null ? `Mortgage ${squareName(view, c.square)}` : "Mortgage";
     case "lift_mortgage": return c.square != null ? `Lift the mortgage on ${squareName(view, c.square)}` : "Lift a mortgage";
     case "offer_trade": return c.to != null ? `Offer a trade to ${seatName(view, c.to)}` : "Offer a trade";
-    case "accept_trade": return "Accept";
-    case "reject_trade": return "Reject";
-    case "withdraw_trade": return "Withdraw";
+    case "accept_trade": return `Accept ${offerer(view, c)}offer`;
+    case "reject_trade": return `Reject ${offerer(view, c)}offer`;
+    case "withdraw_trade": return "Withdraw your offer";
     case "declare_bankruptcy": return "Declare bankruptcy";
     default: return humanize(c.type);
   }

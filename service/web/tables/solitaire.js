@@ -5,7 +5,7 @@
 // model's `first_move_at`, stopped at its `time_ms`), the player's statistics (GET /players/{id}/stats), a new deal,
 // "play this deal again" (a game on the finished one's seed: docs/solitaire-api.md), and a win screen with the time.
 // Beside it, the move log (tables/log.js): each move in the page's words ("2♣ from row 4, slot 6…").
-import { h, humanize, clockText, focusKeys, restoreFocus } from "./common.js";
+import { h, humanize, clockText, focusKeys, restoreFocus, count } from "./common.js";
 import { withLog } from "./log.js";
 
 const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
@@ -235,7 +235,7 @@ function render(root, view, ctx) {
   root.replaceChildren(withLog(view, ctx, ...[
     h("div.fp-head", {}, status,
       h("span.sol-clock", { title: "time from your first move" }, "Time ", h("span#sol-timer", {}, "0:00")),
-      h("span.muted", {}, ` ${runs} of 48 cards in runs · ${view.redeals_left} redeals left`, view.seed_chosen ? " · chosen deal (counted apart)" : "")),
+      h("span.muted", {}, ` ${runs} of 48 cards in runs · ${count(view.redeals_left, "redeal")} left`, view.seed_chosen ? " · chosen deal (counted apart)" : "")),
     endBox, stuckBox, confirmBox,
     controls,
     h("div.grid-scroll", {}, grid),

@@ -25,9 +25,17 @@ export function seatName(view, seat) {
   return seat === view.seat ? `${name} (you)` : name;
 }
 
-/** A name that fits a square of the board (the full name is its title). */
+// Where the board's long words may break, with a hyphen shown (a soft hyphen, U+00AD): a square is a few letters
+// wide, and a word broken anywhere read "Connectic ut"
+const BREAKS = ["Medi-ter-ranean", "Con-necti-cut", "Penn-syl-vania", "Com-mu-nity", "Ken-tucky", "Ten-nes-see", "Caro-lina",
+                "Illi-nois", "Vir-ginia", "Elec-tric", "Com-pany", "Board-walk", "At-lan-tic", "Ori-en-tal", "Ver-mont",
+                "Ind-iana", "Pa-cific", "Gar-dens", "Park-ing", "Vent-nor"];
+const SOFT = new Map(BREAKS.map((w) => [w.replace(/-/g, ""), w.replace(/-/g, "\u00ad")]));
+
+/** A name that fits a square of the board (the full name is its title): short forms, and soft hyphens in long words. */
 export function shortName(name) {
-  return name.replace(/ Avenue$/, " Ave.").replace(/ Railroad$/, " R.R.").replace(/^Jail \/ Just Visiting$/, "Jail");
+  return name.replace(/ Avenue$/, " Ave.").replace(/ Railroad$/, " R.R.").replace(/^Jail \/ Just Visiting$/, "Jail")
+    .replace(/[A-Za-z]+/g, (w) => SOFT.get(w) || w);
 }
 
 export function squareName(view, q) {

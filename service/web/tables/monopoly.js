@@ -59,6 +59,7 @@ function cellEl(view, ctx, sq, redraw) {
   const here = view.seats.filter((p) => !p.bankrupt && p.position === sq.square);
   const classes = ["mono-cell", `side-${side(sq.square)}`, `t-${sq.type}`];
   if (sq.owner != null) classes.push("owned");
+  if (here.length && sq.square !== JAIL) classes.push("occupied");
   if (sq.mortgaged) classes.push("mortgaged");
   if (ctx.state.selected === sq.square) classes.push("selected");
   if (squareActions(view, ctx, sq.square).length) classes.push("actionable");
@@ -78,7 +79,7 @@ function cellEl(view, ctx, sq, redraw) {
     onclick, onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); onclick(); } },
   },
     sq.group && GROUP_COLOURS[sq.group] ? h("div.mono-band", { style: `background:${GROUP_COLOURS[sq.group]}` }, buildingsEl(sq.level)) : null,
-    h("div.mono-name", {}, shortName(sq.name)),
+    h(`div.mono-name${shortName(sq.name).replace(/\u00ad/g, "").length > 15 ? ".long" : ""}`, {}, shortName(sq.name)),
     ICONS[sq.type] ? h("div.mono-icon", {}, sq.name === "Water Works" ? "≈" : ICONS[sq.type]) : null,
     sq.price ? h("div.mono-price", {}, money(sq.price)) : null,
     sq.owner != null ? ownerChip(view, sq.owner) : null,

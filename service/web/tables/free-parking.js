@@ -243,6 +243,17 @@ function answerNote(view, p) {
   return next ? ` The named player's answer, first of two; then ${next}.` : "";
 }
 
+/** What "Your moves" says when it has no button: why, and whom the table waits for. */
+function idleWords(view) {
+  if (view.status === "finished") return "The game is over.";
+  if (view.status !== "playing") return "The game starts when every seat is taken.";
+  const p = view.pending;
+  if (p && p.seat === view.seat) return "Your answer is awaited above.";
+  if (p) return `Waiting for ${seatName(view, p.seat)} to ${p.kind === "respond" ? "answer" : "choose"}.`;
+  if (view.turn !== view.seat) return `Waiting for ${seatName(view, view.turn)}'s turn.`;
+  return "Nothing to do right now.";
+}
+
 function render(root, view, ctx) {
   root.dataset.version = view.version;
   const playing = view.status === "playing";
@@ -300,8 +311,7 @@ function render(root, view, ctx) {
   const commands = ctx.readonly ? null
     : view.seat == null ? h("p.muted", {}, "Spectating: no seat of yours at this table.")
     : h("section.legal", {}, h("h3", {}, "Your moves"),
-        others.length ? commandButtons(others, distinctLabels(view, others), ctx.send)
-          : h("p.muted", {}, view.pending && view.pending.seat === view.seat ? "Your answer is awaited above." : "Nothing to do right now."));
+        others.length ? commandButtons(others, distinctLabels(view, others), ctx.send) : h("p.muted", {}, idleWords(view)));
   root.replaceChildren(withLog(view, ctx, ...[
     h("div.fp-head", {}, status, turnClockEl(view, ctx, view.turn, plainName(view, view.turn)),
       h("span.muted", {}, ` round ${view.round} · turn ${view.turn_number} · v${view.version}`), decks),

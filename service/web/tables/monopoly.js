@@ -320,7 +320,8 @@ function movesEl(view, ctx) {
   return h("section.legal.mono-moves", {}, h("h3", {}, "Your moves"),
     turn.length ? commandButtons(turn, (c) => label(view, c), ctx.send) : null,
     selling ? h("p.muted.small", {}, `${count(selling, "building or mortgage move")}: click one of your properties (outlined).`) : null,
-    !turn.length && !selling ? h("p.muted", {}, awaitsMe(view) ? "Your answer is awaited above." : "Nothing to do right now.") : null);
+    !turn.length && !selling ? h("p.muted", {}, view.status === "finished" ? "The game is over."
+      : awaitsMe(view) ? "Your answer is awaited above." : "Nothing to do right now.") : null);
 }
 
 /** Every command button's words for `view`, as the table draws them wherever they sit (tests/web: no two of a view

@@ -269,18 +269,18 @@ function render(root, view, ctx) {
 function paintCue(root, scroller) {
   const cue = root.querySelector("#grid-cue");
   if (!cue) return;
-  const more = scroller.scrollWidth - scroller.clientWidth;
-  const left = scroller.scrollLeft > 1, right = scroller.scrollLeft < more - 1;
-  scroller.classList.toggle("more-left", more > 1 && left);
-  scroller.classList.toggle("more-right", more > 1 && right);
-  cue.hidden = more <= 1;
-  if (more <= 1) return;
+  const more = scroller.scrollWidth - scroller.clientWidth > 1;
   const cells = [...scroller.querySelectorAll(".row:first-child .cell")];
   const box = scroller.getBoundingClientRect();
   const seen = cells.filter((c) => { const r = c.getBoundingClientRect(); return r.left >= box.left - 1 && r.right <= box.right + 1; })
     .map((c) => Number(c.dataset.slot));
-  const span = seen.length ? `slots ${Math.min(...seen)}–${Math.max(...seen)} of 13 in sight` : "13 slots";
-  cue.textContent = `${span}: swipe the grid ${right && left ? "either way" : right ? "left for the rest →" : "right for the rest ←"}`;
+  const first = seen.length ? Math.min(...seen) : 1, last = seen.length ? Math.max(...seen) : 13;
+  const left = more && first > 1, right = more && last < 13;
+  scroller.classList.toggle("more-left", left);
+  scroller.classList.toggle("more-right", right);
+  cue.hidden = !left && !right;
+  if (cue.hidden) return;
+  cue.textContent = `slots ${first}–${last} of 13 in sight: swipe the grid ${right && left ? "either way" : right ? "left for the rest →" : "right for the rest ←"}`;
 }
 
 /** Bring the hint's card and gap into sight, the gap first (the card is picked already: the gap is the next click). */

@@ -414,6 +414,7 @@ function yourTurn(view) {
 function route() {
   stopPage();
   flash("");
+  document.getElementById("notices")?.replaceChildren();   // a table's notices are that table's: not the next page's
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
   if (parts[0] === "games" && parts[1]) stopPage = gamePage(parts[1], parts[2] === "watch");
   else if (parts[0] === "replay" && parts[1]) stopPage = replayPage(main, parts[1], { flash, notFound });

@@ -22,21 +22,36 @@ class _Created(msgspec.Struct):
     seeding: Seeding = "legacy"
 
 
+class _Seated(msgspec.Struct):
+    """What the listing reads of a ``seat_taken``: the player's public name and bot kind, nothing else of them."""
+
+    player: s.SeatedPlayer
+
+
 async def summaries(store: Store, listed: list[tuple[str, dict[str, str]]]) -> list[s.GameSummary]:
-    """A summary of each ``(game_id, meta)``. A record written before the metadata kept ``seeding`` has it read from
-    the game's first event instead (all such games in one round trip): the listing never guesses how a seed is made."""
-    unrecorded = [game_id for game_id, meta in listed if "seeding" not in meta]
-    firsts = await store.read_many([(game_id, 0, 1) for game_id in unrecorded])
-    read = {game_id: msgspec.json.decode(envs[0].public, type=_Created).seeding if envs else "legacy"
-            for game_id, envs in zip(unrecorded, firsts, strict=True)}
+    """A summary of each ``(game_id, meta)``, with who sat at it: the ``seat_taken`` events that follow the game's
+    ``game_created`` (a game deals once its last seat is taken, so its first ``taken`` events after the first are
+    those), all games in one round trip. A record written before the metadata kept ``seeding`` has it read from that
+    same ``game_created``: the listing never guesses how a seed is made. An archived game's log is in the archive:
+    it is read only for a ``seeding`` its record lacks, and is listed without its players."""
+    wanted = [(game_id, meta) for game_id, meta in listed if "seeding" not in meta or meta.get("archived") != "1"]
+    reads = await store.read_many([(game_id, 0, 1 + int(meta.get("taken", 0))) for game_id, meta in wanted])
+    read = dict(zip([game_id for game_id, _ in wanted], reads, strict=True))
     out = []
     for game_id, meta in listed:
-        seeding: Any = meta.get("seeding") or read[game_id]
+        envs = read.get(game_id, [])
+        seeding: Any = meta.get("seeding") or (msgspec.json.decode(envs[0].public, type=_Created).seeding if envs else "legacy")
         config = _config(meta)
         turn_seconds, forfeit_after = turn_clock(config) if config is not None else (None, None)
+        players = None if meta.get("archived") == "1" else _players(envs)
         out.append(s.GameSummary(game_id, meta["kind"], int(meta["seats"]), int(meta.get("taken", 0)), meta["status"],
-                                 int(meta["created_at"]), turn_seconds, forfeit_after, seeding, seed_chosen_by(seeding, config)))
+                                 int(meta["created_at"]), turn_seconds, forfeit_after, seeding, seed_chosen_by(seeding, config),
+                                 players))
     return out
+
+
+def _players(envs: list[Any]) -> list[s.SeatedPlayer]:
+    return [msgspec.json.decode(env.public, type=_Seated).player for env in envs if env.type == "seat_taken"]
 
 
 def _config(meta: dict[str, str]) -> Any:

@@ -123,6 +123,13 @@ class GameCreatedAnswer(msgspec.Struct):
     given at creation deals as is, and client seeds are recorded but change nothing (docs/rng.md)."""
 
 
+class SeatedPlayer(msgspec.Struct, omit_defaults=True):
+    """Who sat down at a table, as anyone watching it sees them (``GET /games/{id}``): a name, and a bot's kind."""
+
+    name: str
+    bot: str | None = None
+
+
 class GameSummary(msgspec.Struct):
     game_id: str
     kind: str
@@ -140,6 +147,10 @@ class GameSummary(msgspec.Struct):
     seed_chosen_by: SeedChosenBy | None = None
     """Who chose a ``fixed`` game's seed: the ``admin``, or the game's ``creator`` (a solitaire's "play deal N again");
     ``null`` when nobody did."""
+    players: list[SeatedPlayer] | None = None
+    """Who sat down at the table, in the order they did (``taken`` of them): each one's name and, for a bot, its kind —
+    what the table shows anyone watching it; never a player id or a key. ``null`` for an archived game (its log is not
+    read to list it: its result is in ``GET /games/{id}/scores``)."""
 
 
 class GameList(msgspec.Struct):

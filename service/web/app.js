@@ -4,7 +4,7 @@
 import * as api from "./api.js";
 import { verifyExport } from "./evidence.js";
 import { evidencePanel } from "./keeping.js";
-import { h, focusKeys, restoreFocus, clockText } from "./tables/common.js";
+import { h, focusKeys, restoreFocus, clockText, count } from "./tables/common.js";
 import { TABLES, tableFor } from "./tables/index.js";
 import { tick } from "./tables/clock.js";
 import { statsList } from "./tables/solitaire.js";
@@ -179,11 +179,17 @@ function lobby() {
             h("td.date", { dataset: { label: "Ended" } }, h("time", { datetime: new Date(sc.finished_at || g.created_at).toISOString() },
               DATE.format(new Date(sc.finished_at || g.created_at))))];
   };
+  // who sat down (GET /games `players`), with the game's id under it for whoever is told one
+  const seated = (g) => (!g.players ? "" : g.players.length
+    ? g.players.map((p) => (p.bot ? `${p.name} (bot)` : p.name)).join(", ") : "Nobody yet");
   const row = (g, status) => h("tr", { dataset: { game: g.game_id } },
-    h("td.id", {}, h("a", { href: `#/games/${g.game_id}${status === "waiting" ? "" : "/watch"}` }, g.game_id)),
+    h("td.id", {}, h("a", { href: `#/games/${g.game_id}${status === "waiting" ? "" : "/watch"}` },
+      status !== "finished" && seated(g) ? h("span.at-table", {}, seated(g)) : g.game_id),
+      status !== "finished" && seated(g) ? h("span.game-id.muted.small", {}, g.game_id) : null),
     h("td", {}, tableFor(g.kind).title),
     h("td.deal-cell", { dataset: { label: "Deal" } }, seedingTag(g)),
-    status === "finished" ? finishedCells(g) : h("td", { title: "seats taken of the table's seats" }, `${g.taken}/${g.seats} seats`),
+    status === "finished" ? finishedCells(g) : h("td.taken", { title: "seats taken of the table's seats" },
+      g.taken < g.seats ? `${count(g.seats - g.taken, "seat")} free of ${g.seats}` : count(g.taken, "player")),
     h("td", {},
       status === "waiting" ? h("button.join", { type: "button", onclick: async () => {
         if (!confirmJoin(g)) return;
@@ -335,9 +341,14 @@ function gamePage(gameId, watch) {
       } }, "Take a seat") : null,
       " ", botSelect,
       h("button#add-bot", { type: "button", onclick: () => addBot().catch((e) => flash(e.message)) }, "Add bot"),
-      h("button#fill-bots", { type: "button", onclick: async () => {
-        try { for (let i = 0; i < 8; i++) await api.addBot(gameId, botSelect.value); }
-        catch (e) { if (e.status !== 409) flash(e.message); }
+      h("button#fill-bots", { type: "button", onclick: async (e) => {
+        // as many bots as the table has free seats, read just now: one more was refused (409, logged by the browser)
+        e.currentTarget.disabled = true;
+        try {
+          const fresh = await api.view(gameId, useToken);
+          const free = freeSeats(fresh);
+          for (let i = 0; i < free; i++) await api.addBot(gameId, botSelect.value);
+        } catch (err) { if (err.status !== 409) flash(err.message); }   // someone sat down meanwhile: the table is full
         shown = null; await refresh();
       } }, "Fill with bots"));
   }
@@ -387,6 +398,13 @@ function gamePage(gameId, watch) {
   return stop;
 }
 
+/** A waiting table's seats nobody has taken: a view lists every seat, an empty one with no name. */
+function freeSeats(view) {
+  const seats = view.players || view.seats;
+  if (!seats) return view.player_id ? 0 : 1;   // a solitaire's one seat is the view itself
+  return seats.filter((p) => !p.name && !p.player_id).length;
+}
+
 const ACTIONS = ["button.cmd[data-type=roll]:not([disabled])", ".mono-side-col button:not([disabled])", "section.prompt button:not([disabled])",
                  "section.legal button:not([disabled])", ".controls button:not([disabled])", "button.cmd:not([disabled])"].join(", ");
 
@@ -405,6 +423,7 @@ function yourTurn(view) {
 function route() {
   stopPage();
   flash("");
+  document.getElementById("notices")?.replaceChildren();   // a table's notices are that table's: not the next page's
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
   if (parts[0] === "games" && parts[1]) stopPage = gamePage(parts[1], parts[2] === "watch");
   else if (parts[0] === "replay" && parts[1]) stopPage = replayPage(main, parts[1], { flash, notFound });

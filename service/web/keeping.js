@@ -7,7 +7,7 @@ import { checkSignature, conflicts, importKeys, parseExport, verifyExport } from
 import { checkMoves, unkeyedBecause } from "./signing.js";
 import { every } from "./reach.js";
 import { keep, kept, malformed, markVerified, storage } from "./storage.js";
-import { h } from "./tables/common.js";
+import { h, count } from "./tables/common.js";
 
 export { kept } from "./storage.js";
 
@@ -130,7 +130,7 @@ export function evidencePanel(gameId) {
 
   const paint = () => {
     const record = kept(gameId);
-    status.textContent = `${record.receipts.length} signed receipts kept in this browser` +
+    status.textContent = `${count(record.receipts.length, "signed receipt")} kept in this browser` +
       (record.client_seed ? `; your client seed for seat ${record.seat}: ${record.client_seed}` : "") +
       (record.seat == null ? "" : record.public_key ? `; your moves are signed by this browser's own key ${record.public_key}`
         : `; you play unkeyed (your moves are the service's word): ${unkeyedBecause || "this seat was taken without a key"}`);
@@ -139,9 +139,9 @@ export function evidencePanel(gameId) {
     signatures.textContent = (sig.missing
       ? `The signature check could not run: ${sig.missing}. The receipts are kept; check them with python -m replays verify.`
       : sig.failed ? `The signature check could not run yet: ${sig.failed}; trying again.`
-      : sig.bad.length ? `${sig.bad.length} receipts do not check out under the service's key (version ${sig.bad[0]})`
-      : `${sig.ok} receipt signatures checked (Ed25519, GET /keys)`) +
-      (malformedSeen.length ? ` ${malformedSeen.length} malformed receipts were sent and not kept (${malformedSeen[0]}).` : "");
+      : sig.bad.length ? `${count(sig.bad.length, "receipt")} ${sig.bad.length === 1 ? "does" : "do"} not check out under the service's key (version ${sig.bad[0]})`
+      : `${count(sig.ok, "receipt signature")} checked (Ed25519, GET /keys)`) +
+      (malformedSeen.length ? ` ${count(malformedSeen.length, "malformed receipt")} ${malformedSeen.length === 1 ? "was" : "were"} sent and not kept (${malformedSeen[0]}).` : "");
     root.dataset.signatures = sig.missing || sig.failed ? "unavailable" : sig.bad.length ? "bad" : "ok";
     root.dataset.reads = forward.reads;
     root.dataset.malformed = malformedSeen.length;

@@ -2,7 +2,7 @@
 // turn clock") as the card game's and Monopoly's tables show it: the countdown of the turn in play, each seat's
 // missed turns or its forfeit, and a warning to a player whose next missed turn would forfeit them.
 // app.js ticks every [data-deadline] each second with `tick`, so a countdown reads the same drawn or ticked.
-import { h, clockText } from "./common.js";
+import { h, clockText, count } from "./common.js";
 
 const URGENT_MS = 10_000;
 
@@ -27,7 +27,6 @@ export function deadline(at, ctx, format) {
   return el;
 }
 
-const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** The turn in play and its time left, when the game has a turn clock and the server may play the turn at its end
  *  (the view's turn_deadline_at: none while an answer is awaited, which has its own deadline). */
@@ -37,7 +36,7 @@ export function turnClockEl(view, ctx, turnSeat, name) {
   return h("span.turn-clock", {
     dataset: { turnClock: turnSeat },
     title: `The turn clock: when it runs out the server plays ${name}'s turn for them, a missed turn`
-      + (after ? `; ${plural(after, "missed turn")} in a row forfeit.` : "."),
+      + (after ? `; ${count(after, "missed turn")} in a row forfeit.` : "."),
   }, h("span.clock-icon", { "aria-hidden": "true" }, "◷"), " ", turnSeat === view.seat ? "Your turn: " : `${name}'s turn: `,
   deadline(view.turn_deadline_at, ctx, "clock"));
 }
@@ -46,7 +45,7 @@ export function turnClockEl(view, ctx, turnSeat, name) {
 export function seatClockEl(view, p) {
   if (p.forfeited) {
     return h("div.seat-clock.forfeited", { dataset: { forfeited: "1" } },
-      h("span.tag.forfeited-tag", {}, "forfeited"), ` after ${plural(p.missed, "missed turn")}: out of the game`);
+      h("span.tag.forfeited-tag", {}, "forfeited"), ` after ${count(p.missed, "missed turn")}: out of the game`);
   }
   if (!p.missed) return null;
   const of = view.forfeit_after ? ` of ${view.forfeit_after}` : "";
@@ -63,7 +62,7 @@ export function forfeitWarningEl(view, ctx, me, words) {
   return h("section.prompt.forfeit-warning#forfeit-warning", { role: "alert", dataset: { missed: me.missed } },
     h("h3", {}, "One more missed turn and you forfeit"),
     h("p", {}, me.missed
-      ? `The turn clock has run out on ${plural(me.missed, "turn")} of yours in a row. If it runs out on your next turn too, `
+      ? `The turn clock has run out on ${count(me.missed, "turn")} of yours in a row. If it runs out on your next turn too, `
       : "At this table one missed turn forfeits: if the turn clock runs out on your turn, ",
     `you forfeit: ${words.out}. ${words.reset}`,
     mine ? [" Your turn now: ", deadline(view.turn_deadline_at, ctx, "clock"), "."] : null));

@@ -42,6 +42,11 @@ export function commandButtons(commands, label, onSend, { fold = 6 } = {}) {
   return out;
 }
 
+/** A count and its noun, singular or plural: count(1, "receipt") → "1 receipt", count(2, "house") → "2 houses". */
+export function count(n, word, plural = `${word}s`) {
+  return `${n} ${n === 1 ? word : plural}`;
+}
+
 export function humanize(type) {
   return type.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
 }

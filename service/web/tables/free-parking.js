@@ -11,11 +11,11 @@ const NAMES = { M: "Feed the Meter", P: "Point", OJ: "Officer Jones", TW: "Talk 
 const KINDS = { feed_meter: "M", point: "P", officer_jones: "OJ", talk_your_way_out: "TW",
                 free_parking: "FP", time_expires: "TE" };
 
-/** "M20-3" → "Feed the Meter 20"; "SC-set_60-1" → "Second Chance: set 60". */
+/** "M20-3" → "Feed the Meter 20"; "SC-set_60-1" → "Second Chance “meter to 60”", as the move log names it. */
 export function cardName(id) {
   if (id == null) return "";
   const sc = /^SC-(.+)-\d+$/.exec(id);
-  if (sc) return `Second Chance: ${sc[1].replace(/_/g, " ")}`;
+  if (sc) return `Second Chance “${EFFECT_NAMES[sc[1]] || sc[1].replace(/_/g, " ")}”`;
   const m = /^([A-Z]+?)(\d*)-\d+$/.exec(id);
   if (!m || !NAMES[m[1]]) return id;
   return m[2] ? `${NAMES[m[1]]} ${m[2]}` : NAMES[m[1]];
@@ -40,6 +40,13 @@ function seatName(view, seat) {
   const name = plainName(view, seat);
   return seat === view.seat ? `${name} (you)` : name;
 }
+
+// A Second Chance card's effect in the move log's words (service/rules/free_parking/audit.py, _SHORT): one wording
+const EFFECT_NAMES = {
+  take_point: "take a Point card, unseen", give_point: "give a Point card", lose_point: "lose a Point card",
+  trade_places: "trade places", add_20: "+20 minutes", add_40: "+40 minutes", set_60: "meter to 60", minus_20: "−20 minutes",
+  violation: "meter to Violation", all_minus_20: "every opponent −20 minutes", draw_2: "draw 2 playing cards",
+};
 
 const FORFEIT_WORDS = { out: "you play no more, your turns are skipped and you cannot win",
                         reset: "A main play of your own starts the count again." };
@@ -72,23 +79,53 @@ export function label(view, c) {
 }
 
 /** The labels of `commands`, told apart where two would read the same (two Time Expires cards on one opponent, two
- *  Feed the Meter 20 to discard): by the card's place in the hand, as the hand numbers its look-alike cards, or among
- *  the caller's Point cards. Returns a `label` for commandButtons. */
+ *  Feed the Meter 20 to discard, Free Parking with either of two Point 30 cards): by the place of the card that differs
+ *  — in the hand, as the hand numbers its look-alike cards, or among the caller's Point cards. Returns a `label` for
+ *  commandButtons. */
 export function distinctLabels(view, commands) {
   const text = new Map(commands.map((c) => [c, label(view, c)]));
-  const count = new Map();
-  for (const t of text.values()) count.set(t, (count.get(t) || 0) + 1);
+  const alike = new Map();
+  for (const [c, t] of text) alike.set(t, [...(alike.get(t) || []), c]);
   const hand = ((view.you && view.you.hand) || []).map((c) => c.id);
   const me = (view.players || []).find((p) => p.seat === view.seat);
   const points = ((me && me.point_cards) || []).map((c) => c.id);
-  for (const [c, t] of text) {
-    if (count.get(t) < 2 || c.card === undefined) continue;
-    const inHand = hand.indexOf(c.card);
-    const inPoints = points.indexOf(c.card);
-    text.set(c, inHand >= 0 ? `${t} · card ${inHand + 1} of your hand`
-      : inPoints >= 0 ? `${t} · your Point card ${inPoints + 1}` : `${t} · ${c.card}`);
+  const place = (id) => {
+    if (hand.includes(id)) return `card ${hand.indexOf(id) + 1} of your hand`;
+    return points.includes(id) ? `your Point card ${points.indexOf(id) + 1}` : id;
+  };
+  for (const [t, group] of alike) {
+    if (group.length < 2) continue;
+    // the cards that tell the commands apart: the card played, or the Point card run with Free Parking, or both
+    const differ = CARD_FIELDS.filter((k) => new Set(group.map((c) => c[k])).size > 1);
+    for (const c of group) {
+      const which = differ.filter((k) => c[k] !== undefined);
+      if (!which.length) continue;
+      text.set(c, which.length === 1 && which[0] === "card"
+        ? `${t} · ${place(c.card)}` : `${t} · ${which.map((k) => `${cardName(c[k])}: ${place(c[k])}`).join(", ")}`);
+    }
   }
   return (c) => text.get(c) || label(view, c);
+}
+
+const CARD_FIELDS = ["card", "errand"];
+
+/** The commands the table draws as buttons, apart: the answers a prompt of the caller's asks for, and "Your moves"
+ *  (swap three is picked from the hand instead). */
+export function buttonGroups(view) {
+  const legal = view.legal || [];
+  const asked = view.pending && view.pending.seat === view.seat;
+  const answer = (c) => asked && ANSWERS.includes(c.type);
+  return { answers: legal.filter(answer), moves: legal.filter((c) => !answer(c) && c.type !== "swap_three") };
+}
+
+const ANSWERS = ["talk_out", "accept", "choose"];
+
+/** Every command button's words for `view`, as the table draws them (tests/web: no two of a view read the same). */
+export function buttonLabels(view) {
+  const { answers, moves } = buttonGroups(view);
+  const a = distinctLabels(view, answers);
+  const m = distinctLabels(view, moves);
+  return [...answers.map(a), ...moves.map(m)];
 }
 
 /** Where the hand holds two cards of one name, their places in it (1, 2…): the buttons' "card 3 of your hand". */
@@ -116,6 +153,7 @@ const MAIN_PLAYS = ["feed_meter", "run_errand", "free_parking", "time_expires"];
 /** Why `card` in the caller's hand cannot be played now ("" when it can), from the view's `legal` and the rules. */
 export function whyNot(view, card) {
   const legal = view.legal || [];
+  if (view.status !== "playing") return "";   // a hand shown after the game (or before it): nothing to explain
   if (legal.some((c) => (c.card === card.id || c.errand === card.id) && c.type !== "discard" && c.type !== "swap_three")) return "";
   const p = view.pending;
   const me = (view.players || []).find((x) => x.seat === view.seat);
@@ -165,7 +203,7 @@ function pendingEl(view, ctx) {
     : "";
   const whose = answerNote(view, p);
   if (mine) {
-    const answers = (view.legal || []).filter((c) => ["talk_out", "accept", "choose"].includes(c.type));
+    const { answers } = buttonGroups(view);
     const canTalk = answers.some((c) => c.type === "talk_out");
     const ask = p.kind === "respond"
       ? (canTalk ? "Talk your way out of it, or accept?" : "You hold no Talk Your Way Out of It card: accept.")
@@ -180,14 +218,11 @@ function pendingEl(view, ctx) {
       deadline(p.deadline_at, ctx)));
 }
 
-const EFFECT_NAMES = { take_point: "take a Point card, unseen", give_point: "give a Point card", lose_point: "lose a Point card",
-  trade_places: "trade places", minus_20: "−20 minutes", violation: "meter to Violation", all_minus_20: "every opponent −20 minutes" };
-
-/** A choice in the game's words: "Second Chance: lose a Point card — choose the one you lose". */
+/** A choice in the game's words: "Second Chance “lose a Point card” — choose the one you lose". */
 export function choicePrompt(view, p) {
   const a = p.action || {};
   const card = a.card || "";
-  const source = card.startsWith("SC-") ? `Second Chance: ${EFFECT_NAMES[a.kind] || humanize(a.kind || "")}` : cardName(card) || "Choose";
+  const source = card.startsWith("SC-") ? `Second Chance “${EFFECT_NAMES[a.kind] || humanize(a.kind || "")}”` : cardName(card) || "Choose";
   const what = {
     "lose_point:card": "choose the one you lose",
     "give_point:card": "choose the one you give",
@@ -206,6 +241,17 @@ function answerNote(view, p) {
   if (p.respondent === "drawer") return " The trade takes the drawer's place too: the drawer's answer, second of two.";
   const next = (p.asked_next || []).map((s) => seatName(view, s)).join(", ");
   return next ? ` The named player's answer, first of two; then ${next}.` : "";
+}
+
+/** What "Your moves" says when it has no button: why, and whom the table waits for. */
+function idleWords(view) {
+  if (view.status === "finished") return "The game is over.";
+  if (view.status !== "playing") return "The game starts when every seat is taken.";
+  const p = view.pending;
+  if (p && p.seat === view.seat) return "Your answer is awaited above.";
+  if (p) return `Waiting for ${seatName(view, p.seat)} to ${p.kind === "respond" ? "answer" : "choose"}.`;
+  if (view.turn !== view.seat) return `Waiting for ${seatName(view, view.turn)}'s turn.`;
+  return "Nothing to do right now.";
 }
 
 function render(root, view, ctx) {
@@ -261,12 +307,11 @@ function render(root, view, ctx) {
         view.decks.discard.length ? [" · discard top: ", cardName(view.decks.discard[view.decks.discard.length - 1].id)] : "")
     : null;
   const pending = pendingEl(view, ctx);
-  const promptTypes = view.pending && view.pending.seat === view.seat ? ["talk_out", "accept", "choose"] : [];
-  const others = (view.legal || []).filter((c) => !promptTypes.includes(c.type) && c.type !== "swap_three");
+  const others = buttonGroups(view).moves;
   const commands = ctx.readonly ? null
     : view.seat == null ? h("p.muted", {}, "Spectating: no seat of yours at this table.")
     : h("section.legal", {}, h("h3", {}, "Your moves"),
-        others.length ? commandButtons(others, distinctLabels(view, others), ctx.send) : h("p.muted", {}, "Nothing to do right now."));
+        others.length ? commandButtons(others, distinctLabels(view, others), ctx.send) : h("p.muted", {}, idleWords(view)));
   root.replaceChildren(withLog(view, ctx, ...[
     h("div.fp-head", {}, status, turnClockEl(view, ctx, view.turn, plainName(view, view.turn)),
       h("span.muted", {}, ` round ${view.round} · turn ${view.turn_number} · v${view.version}`), decks),

@@ -5,6 +5,7 @@ import { every } from "../reach.js";
 import { h } from "./common.js";
 
 const NOTICE_MS = 12000;
+const MAX_NOTICES = 3;
 const RETRY_MS = 500;   // a log behind the table asks again this soon; reach.js doubles it while the service is away
 
 function notices() {
@@ -19,7 +20,11 @@ function notices() {
 function notify(text) {
   const note = h("div.notice", {}, h("span.notice-text", {}, text),
     h("button.notice-close", { type: "button", title: "dismiss", onclick: () => note.remove() }, "×"));
-  notices().prepend(note);
+  const box = notices();
+  box.prepend(note);
+  // a stack grows up from the foot of the screen: a few at once, the oldest giving way, leave the log's newest lines
+  // (at the top of the panel beside the table) in sight — each notice's line is in the log, marked as the caller's
+  while (box.children.length > MAX_NOTICES) box.lastElementChild.remove();
   setTimeout(() => note.remove(), NOTICE_MS);
 }
 

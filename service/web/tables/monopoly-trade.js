@@ -1,6 +1,6 @@
 // Monopoly's trade form (monopoly.js draws the rest of the table): what the player gives and asks of another player
 // still in, picked from each side's cash, properties and Get Out of Jail Free cards, sent as one `offer_trade`.
-import { h } from "./common.js";
+import { h, count } from "./common.js";
 import { GROUP_COLOURS, HOTEL, seatName, jailCardName } from "./monopoly-words.js";
 
 function holdingsOf(view, seat) {
@@ -40,7 +40,7 @@ export function tradeFormEl(view, ctx, redraw) {
         h("input", { type: "checkbox", name: `${key}-square`, value: sq.square, checked: s.squares.includes(sq.square) || undefined,
                      onchange: toggle(s.squares, sq.square) }),
         h("span.mono-swatch", { style: `background:${GROUP_COLOURS[sq.group] || "#999"}` }),
-        sq.name, sq.mortgaged ? " (mortgaged)" : "", sq.level ? ` (${sq.level >= HOTEL ? "hotel" : sq.level + " houses"})` : "")),
+        sq.name, sq.mortgaged ? " (mortgaged)" : "", sq.level ? ` (${sq.level >= HOTEL ? "a hotel" : count(sq.level, "house")})` : "")),
       mine.cards.map((c) => h("label.mono-pick", {},
         h("input", { type: "checkbox", name: `${key}-card`, value: c, checked: s.cards.includes(c) || undefined, onchange: toggle(s.cards, c) }),
         jailCardName(c))),

@@ -25,9 +25,17 @@ export function seatName(view, seat) {
   return seat === view.seat ? `${name} (you)` : name;
 }
 
-/** A name that fits a square of the board (the full name is its title). */
+// Where the board's long words may break, with a hyphen shown (a soft hyphen, U+00AD): a square is a few letters
+// wide, and a word broken anywhere read "Connectic ut"
+const BREAKS = ["Medi-ter-ranean", "Con-necti-cut", "Penn-syl-vania", "Com-mu-nity", "Ken-tucky", "Ten-nes-see", "Caro-lina",
+                "Illi-nois", "Vir-ginia", "Elec-tric", "Com-pany", "Board-walk", "At-lan-tic", "Ori-en-tal", "Ver-mont",
+                "Ind-iana", "Pa-cific", "Gar-dens", "Park-ing", "Vent-nor"];
+const SOFT = new Map(BREAKS.map((w) => [w.replace(/-/g, ""), w.replace(/-/g, "\u00ad")]));
+
+/** A name that fits a square of the board (the full name is its title): short forms, and soft hyphens in long words. */
 export function shortName(name) {
-  return name.replace(/ Avenue$/, " Ave.").replace(/ Railroad$/, " R.R.").replace(/^Jail \/ Just Visiting$/, "Jail");
+  return name.replace(/ Avenue$/, " Ave.").replace(/ Railroad$/, " R.R.").replace(/^Jail \/ Just Visiting$/, "Jail")
+    .replace(/[A-Za-z]+/g, (w) => SOFT.get(w) || w);
 }
 
 export function squareName(view, q) {
@@ -66,6 +74,12 @@ export function taxWorth(view, seat) {
   return worth;
 }
 
+/** "Bob's " for the answers to Bob's trade offer: two offers to one player, each answered by name. */
+function offerer(view, c) {
+  const t = (view.trades || []).find((x) => x.trade === c.trade);
+  return t ? `${seatName(view, t.seat).replace(/ \(you\)$/, "")}'s ` : "the ";
+}
+
 export function label(view, c) {
   const me = view.seat != null ? view.seats[view.seat] : null;
   switch (c.type) {
@@ -91,9 +105,9 @@ export function label(view, c) {
     case "mortgage": return c.square != null ? `Mortgage ${squareName(view, c.square)}` : "Mortgage";
     case "lift_mortgage": return c.square != null ? `Lift the mortgage on ${squareName(view, c.square)}` : "Lift a mortgage";
     case "offer_trade": return c.to != null ? `Offer a trade to ${seatName(view, c.to)}` : "Offer a trade";
-    case "accept_trade": return "Accept";
-    case "reject_trade": return "Reject";
-    case "withdraw_trade": return "Withdraw";
+    case "accept_trade": return `Accept ${offerer(view, c)}offer`;
+    case "reject_trade": return `Reject ${offerer(view, c)}offer`;
+    case "withdraw_trade": return "Withdraw your offer";
     case "declare_bankruptcy": return "Declare bankruptcy";
     default: return humanize(c.type);
   }

@@ -2,7 +2,7 @@
 // players, the bank, the dice, and whatever the game waits for (a purchase, the income tax, an auction, a
 // building shortage, debts, trades). Every button is one of the view's `legal` commands; open-ended ones (a
 // bid, a trade) are filled in from their inputs. Click a property to see it and what you may do with it.
-import { h, commandButtons, humanize } from "./common.js";
+import { h, commandButtons, humanize, count } from "./common.js";
 import { logPanel } from "./log.js";
 import { tradeFormEl } from "./monopoly-trade.js";
 import { deadline, turnClockEl, seatClockEl, forfeitWarningEl } from "./clock.js";
@@ -59,6 +59,7 @@ function cellEl(view, ctx, sq, redraw) {
   const here = view.seats.filter((p) => !p.bankrupt && p.position === sq.square);
   const classes = ["mono-cell", `side-${side(sq.square)}`, `t-${sq.type}`];
   if (sq.owner != null) classes.push("owned");
+  if (here.length && sq.square !== JAIL) classes.push("occupied");
   if (sq.mortgaged) classes.push("mortgaged");
   if (ctx.state.selected === sq.square) classes.push("selected");
   if (squareActions(view, ctx, sq.square).length) classes.push("actionable");
@@ -78,7 +79,7 @@ function cellEl(view, ctx, sq, redraw) {
     onclick, onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); onclick(); } },
   },
     sq.group && GROUP_COLOURS[sq.group] ? h("div.mono-band", { style: `background:${GROUP_COLOURS[sq.group]}` }, buildingsEl(sq.level)) : null,
-    h("div.mono-name", {}, shortName(sq.name)),
+    h(`div.mono-name${shortName(sq.name).replace(/\u00ad/g, "").length > 15 ? ".long" : ""}`, {}, shortName(sq.name)),
     ICONS[sq.type] ? h("div.mono-icon", {}, sq.name === "Water Works" ? "≈" : ICONS[sq.type]) : null,
     sq.price ? h("div.mono-price", {}, money(sq.price)) : null,
     sq.owner != null ? ownerChip(view, sq.owner) : null,
@@ -121,7 +122,7 @@ function centreEl(view, ctx, redraw) {
     h("div.muted", {}, `${rounds} · v${view.version}`),
     diceEl(view),
     h("div.mono-bank", { dataset: { houses: view.houses, hotels: view.hotels } },
-      "Bank: ", h("b", {}, view.houses), " houses · ", h("b", {}, view.hotels), " hotels"),
+      "Bank: ", h("b", {}, view.houses), view.houses === 1 ? " house · " : " houses · ", h("b", {}, view.hotels), view.hotels === 1 ? " hotel" : " hotels"),
     deedEl(view, ctx, redraw));
 }
 
@@ -173,7 +174,7 @@ function playerEl(view, ctx, p, redraw) {
   },
     h("h3", {}, token(view, p.seat), seatName(view, p.seat), p.bot ? h("span.tag", {}, `bot: ${p.bot}`) : null,
       p.bankrupt ? h("span.tag.mono-bankrupt", {}, "bankrupt") : null,
-      p.in_jail ? h("span.tag.mono-jailed", {}, `in jail${p.jail_tries ? ` · ${p.jail_tries} tries` : ""}`) : null),
+      p.in_jail ? h("span.tag.mono-jailed", {}, `in jail${p.jail_tries ? ` · ${count(p.jail_tries, "try", "tries")}` : ""}`) : null),
     seatClockEl(view, p),
     h("div.stat", {}, "Cash ", h("b.mono-cash", {}, money(p.cash)), h("span.muted", {}, ` · worth ${money(p.worth)}`),
       p.bankrupt ? null : h("span.muted", {}, ` · ${whereIs(view, p)}`)),
@@ -224,7 +225,7 @@ function auctionEl(view, ctx) {
     h("h3", {}, "Auction: ", lotName(view, a.lot), " ", deadline(a.deadline_at, ctx)),
     h("p", {}, a.high_seat != null
       ? ["High bid ", h("b.mono-high-bid", {}, money(a.high_bid)), " by ", seatName(view, a.high_seat)]
-      : "No bid yet", ` · next bid at least ${money(a.min_bid)}`, a.lots_after ? ` · ${a.lots_after} more lot(s) after this` : ""),
+      : "No bid yet", ` · next bid at least ${money(a.min_bid)}`, a.lots_after ? ` · ${count(a.lots_after, "more lot")} after this` : ""),
     h("div.mono-bidders", {}, bidders),
     bid || pass ? h("form.mono-bid-form", { onsubmit: (e) => {
       e.preventDefault();
@@ -240,7 +241,7 @@ function shortageEl(view, ctx) {
   if (!w) return null;
   const claims = legalOf(view, ctx).filter((c) => c.type === "claim_buildings");
   return h("section.prompt.mono-shortage", { dataset: { pending: "shortage" } },
-    h("h3", {}, `Building shortage: ${w.bank} ${w.kind}${w.bank === 1 ? "" : "s"} left in the bank `, deadline(w.deadline_at, ctx)),
+    h("h3", {}, `Building shortage: ${count(w.bank, w.kind)} left in the bank `, deadline(w.deadline_at, ctx)),
     h("ul", {}, w.claims.map((c) => h("li", {}, `${seatName(view, c.seat)} wants ${c.sites.length} for `,
       c.sites.map((q) => squareName(view, q)).join(", ") || "nothing"))),
     w.awaited.length ? h("p.muted", {}, "Waiting for ", w.awaited.map((s) => seatName(view, s)).join(", ")) : null,
@@ -318,8 +319,20 @@ function movesEl(view, ctx) {
   const selling = legalOf(view, ctx).filter((c) => ["build", "sell_building", "mortgage", "lift_mortgage"].includes(c.type)).length;
   return h("section.legal.mono-moves", {}, h("h3", {}, "Your moves"),
     turn.length ? commandButtons(turn, (c) => label(view, c), ctx.send) : null,
-    selling ? h("p.muted.small", {}, `${selling} building/mortgage move(s): click one of your properties (outlined).`) : null,
-    !turn.length && !selling ? h("p.muted", {}, awaitsMe(view) ? "Your answer is awaited above." : "Nothing to do right now.") : null);
+    selling ? h("p.muted.small", {}, `${count(selling, "building or mortgage move")}: click one of your properties (outlined).`) : null,
+    !turn.length && !selling ? h("p.muted", {}, view.status === "finished" ? "The game is over."
+      : awaitsMe(view) ? "Your answer is awaited above." : "Nothing to do right now.") : null);
+}
+
+/** Every command button's words for `view`, as the table draws them wherever they sit (tests/web: no two of a view
+ *  read the same): a bid and a claim are typed into a form whose button says "Bid" or "Claim", and a build on more than
+ *  one site is no button (each property's own builds one). */
+export function buttonLabels(view) {
+  const legal = view.legal || [];
+  const form = (c) => c.type === "bid" || (c.type === "claim_buildings" && c.sites.length) || (c.type === "build" && c.sites.length !== 1);
+  return [...legal.filter((c) => !form(c)).map((c) => label(view, c)),
+          ...(legal.some((c) => c.type === "bid") ? ["Bid"] : []),
+          ...(legal.some((c) => c.type === "claim_buildings" && c.sites.length) ? ["Claim"] : [])];
 }
 
 /** Re-rendering replaces the DOM: keep the caret in the input being typed in. */

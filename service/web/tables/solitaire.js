@@ -5,7 +5,7 @@
 // model's `first_move_at`, stopped at its `time_ms`), the player's statistics (GET /players/{id}/stats), a new deal,
 // "play this deal again" (a game on the finished one's seed: docs/solitaire-api.md), and a win screen with the time.
 // Beside it, the move log (tables/log.js): each move in the page's words ("2♣ from row 4, slot 6…").
-import { h, humanize, clockText, focusKeys, restoreFocus } from "./common.js";
+import { h, humanize, clockText, focusKeys, restoreFocus, count } from "./common.js";
 import { withLog } from "./log.js";
 
 const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
@@ -235,15 +235,22 @@ function render(root, view, ctx) {
   root.replaceChildren(withLog(view, ctx, ...[
     h("div.fp-head", {}, status,
       h("span.sol-clock", { title: "time from your first move" }, "Time ", h("span#sol-timer", {}, "0:00")),
-      h("span.muted", {}, ` ${runs} of 48 cards in runs · ${view.redeals_left} redeals left`, view.seed_chosen ? " · chosen deal (counted apart)" : "")),
+      h("span.muted", {}, ` ${runs} of 48 cards in runs · ${count(view.redeals_left, "redeal")} left`, view.seed_chosen ? " · chosen deal (counted apart)" : "")),
     endBox, stuckBox, confirmBox,
     controls,
-    h("div.grid-scroll", {}, grid),
+    h("div.grid-scroll#grid-scroll", { onscroll: (e) => paintCue(root, e.currentTarget) }, grid),
+    h("p.scroll-cue#grid-cue", { hidden: true, "aria-hidden": "true" }),
     mine && moves.length && view.status === "playing"
       ? h("p.muted", {}, st.selected ? `Now click a highlighted gap for ${cardText(st.selected)}.` : "Click a card that can move (outlined), then a gap.")
       : null,
     h("div.sol-side", {}, mine ? h("div#sol-stats-box") : null, RULES)].filter(Boolean)));
   paintTimer(root, view, st);
+  requestAnimationFrame(() => {   // once laid out: whether the grid is wider than its box, and the hint in sight
+    const scroller = root.querySelector("#grid-scroll");
+    if (!scroller) return;
+    if (hint && st.hintShown !== view.version) { st.hintShown = view.version; showHint(scroller); }
+    paintCue(root, scroller);
+  });
   const endTime = root.querySelector("#sol-end-time");
   if (endTime) endTime.textContent = st.timeMs !== undefined ? time(st.timeMs) : "…";
   loadStats(root, ctx, view);
@@ -255,6 +262,39 @@ function render(root, view, ctx) {
       if (t) t.textContent = st.timeMs !== undefined ? time(st.timeMs) : "…";
     });
   }
+}
+
+/** A grid wider than the screen (a phone shows about half its 13 slots) says that it scrolls, and which slots are out
+ *  of sight; the box's edges are shaded on the side there is more. */
+function paintCue(root, scroller) {
+  const cue = root.querySelector("#grid-cue");
+  if (!cue) return;
+  const more = scroller.scrollWidth - scroller.clientWidth > 1;
+  const cells = [...scroller.querySelectorAll(".row:first-child .cell")];
+  const box = scroller.getBoundingClientRect();
+  const seen = cells.filter((c) => { const r = c.getBoundingClientRect(); return r.left >= box.left - 1 && r.right <= box.right + 1; })
+    .map((c) => Number(c.dataset.slot));
+  const first = seen.length ? Math.min(...seen) : 1, last = seen.length ? Math.max(...seen) : 13;
+  const left = more && first > 1, right = more && last < 13;
+  scroller.classList.toggle("more-left", left);
+  scroller.classList.toggle("more-right", right);
+  cue.hidden = !left && !right;
+  if (cue.hidden) return;
+  cue.textContent = `slots ${first}–${last} of 13 in sight: swipe the grid ${right && left ? "either way" : right ? "left for the rest →" : "right for the rest ←"}`;
+}
+
+/** Bring the hint's card and gap into sight, the gap first (the card is picked already: the gap is the next click). */
+function showHint(scroller) {
+  const gap = scroller.querySelector(".cell.gap.hint");
+  const card = scroller.querySelector(".cell.card.hint");
+  const box = scroller.getBoundingClientRect();
+  const rects = [gap, card].filter(Boolean).map((c) => c.getBoundingClientRect());
+  if (!rects.length) return;
+  const lo = Math.min(...rects.map((r) => r.left)), hi = Math.max(...rects.map((r) => r.right));
+  const pad = 8;
+  if (hi - lo + 2 * pad <= box.width) scroller.scrollLeft += (lo + hi) / 2 - (box.left + box.right) / 2;
+  else scroller.scrollLeft += rects[0].left - box.left - pad;
+  (gap || card).scrollIntoView({ block: "nearest", inline: "nearest" });
 }
 
 function startNew(ctx) {

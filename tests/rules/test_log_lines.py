@@ -14,6 +14,7 @@ from service.events import solitaire as sev
 from service.events.base import Player
 from service.events.common import Create, SeatTaken, TakeSeat, Timeout
 from service.rules.engine import Game, audit_lines, log_lines, rules_for
+from service.rules.free_parking.audit import summary
 from tests.api.helpers import TIME_EXPIRES_SEED
 from tests.rules.monopoly_table import table
 
@@ -268,3 +269,9 @@ def test_monopoly_notices_being_sent_to_jail_and_going_bankrupt():
     broke = Told(table(3, own={1: (37, 39)}, levels={37: 5, 39: 5}, at={0: 35}, cash={0: 100}).dice(1, 1),
                  ["Ann", "Bob", "Cy"], me=0)
     assert broke.play(mev.Roll(), 0).timeout().told() == ["You are bankrupt"]
+
+
+def test_a_fan_of_one_point_card_is_told_in_the_singular():
+    """A count reads as a person says it: "1 Point card is fanned", never "1 Point cards are"."""
+    assert summary(ev.PointCardsFanned(seat=0, count=1)) == "seat 0's 1 Point card fanned face down"
+    assert summary(ev.PointCardsFanned(seat=0, count=3)) == "seat 0's 3 Point cards fanned face down"

@@ -144,7 +144,7 @@ def _(e: ev.MeterSet, who: Who = seat_words) -> str:
 
 @summary.register
 def _(e: ev.PointCardsFanned, who: Who = seat_words) -> str:
-    return f"{who(e.seat)}'s {e.count} Point cards fanned face down"
+    return f"{who(e.seat)}'s {_point_cards(e.count)} fanned face down"
 
 
 @summary.register
@@ -333,7 +333,7 @@ class Log:
         if isinstance(e, ev.MeterSet):
             return f"{n(e.seat)}'s meter goes to {e.meter if e.meter else '0 (Violation)'} ({card_words(e.cause)})"
         if isinstance(e, ev.PointCardsFanned):
-            return f"{n(e.seat)}'s {e.count} Point cards are fanned face down"
+            return f"{n(e.seat)}'s {_point_cards(e.count)} {'is' if e.count == 1 else 'are'} fanned face down"
         if isinstance(e, ev.PointCardMoved):
             where = "to the discard pile" if e.to is None else f"to {n(e.to)}"
             return f"{n(e.seat)}'s {card_words(e.card)} goes {where} ({card_words(e.cause)})"
@@ -396,3 +396,8 @@ class Log:
             other = e.other if me == e.seat else e.seat
             return f"You traded places with {n(other)}: you now sit at seat {other}"
         return None
+
+
+def _point_cards(count: int) -> str:
+    """"1 Point card", "3 Point cards": a count in the move log's words reads as a person would say it."""
+    return f"{count} Point card{'s' if count != 1 else ''}"

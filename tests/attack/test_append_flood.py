@@ -7,7 +7,10 @@
 
 Now seats taken are limited per address (and per registered player), and commands per player and per address, all
 counted in the store (docs/limits.md). The limiter's clock is held still, so no token comes back while a test sends:
-what is refused is the budget, never the test's speed.
+what is refused is the budget, never the test's speed. The bursts are the defaults; the rates after them are one a
+minute (``STILL``), because a bucket's key expires in the store's own time when the bucket would be full again —
+taken tokens × the interval, 100 ms a token at the default 600 a minute — and a slow request (a cluster's, a loaded
+machine's) outlived it, so the bucket came back full under the held clock (61 of 60 sent, once).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from tests.stores import drop_namespace_at
 
 DEFAULTS = Settings()
 NOW = 1_800_000_000_000
+STILL = {"seats_per_minute": 1, "commands_per_minute": 1, "address_commands_per_minute": 1}
 
 
 def at(address: str, token: str | None = None) -> dict[str, str]:
@@ -31,7 +35,7 @@ def at(address: str, token: str | None = None) -> dict[str, str]:
 
 def limited(tmp_path):
     """An in-process service with the default limits, behind one proxy; the admin (never limited) makes the games."""
-    return inproc(settings(tmp_path, rate_limits=True, proxies_count=1))
+    return inproc(settings(tmp_path, rate_limits=True, proxies_count=1, **STILL))
 
 
 async def guest_solitaire(api, address: str, name: str) -> tuple[str, str, dict]:
@@ -105,7 +109,7 @@ async def test_two_workers_on_one_redis_share_one_budget(kind, tmp_path, request
     command's two buckets sit in different slots and are taken one after the other."""
     if kind == "cluster":
         request.getfixturevalue("redis_cluster")
-    config = make_settings(kind, tmp_path, rate_limits=True, proxies_count=1, admin_token=ADMIN)
+    config = make_settings(kind, tmp_path, rate_limits=True, proxies_count=1, admin_token=ADMIN, **STILL)
     apps = [fresh_app(config), fresh_app(config)]
     try:
         async with serving(apps[0]) as one, serving(apps[1]) as two:

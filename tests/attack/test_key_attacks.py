@@ -157,3 +157,17 @@ def test_one_malformed_receipt_does_not_hide_a_genuine_refutation(tmp_path):
     assert "REJECTED" in alone.stdout and "seq 5" in alone.stdout, alone.stdout[-400:]  # the refutation, on its own
     done = verify([genuine, slipped])
     assert "REJECTED" in done.stdout and "seq 5" in done.stdout, (done.returncode, done.stdout[-400:])
+
+
+def test_a_keyring_in_a_folder_others_may_write_is_refused(tmp_path):
+    """A 0600 keyring in a folder the group or others may write is theirs to replace: they rename a keyring of their
+    own over it (a folder's write permission is what a rename needs), and the service then signs with their key. So
+    the folder is held to what the file is: refused, in words that say which folder and the fix."""
+    keys = tmp_path / "keys"
+    keyring_at(keys, now_ms())  # made, 0600
+    for mode in (0o777, 0o775, 0o757):
+        keys.chmod(mode)
+        with pytest.raises(KeyringError, match=f"chmod go-w {keys}"):
+            keyring_at(keys, now_ms())
+    keys.chmod(0o755)
+    assert keyring_at(keys, now_ms()).keys  # readable by others is fine: the file itself is 0600

@@ -147,6 +147,11 @@ def read_file(path: Path) -> KeyringFile:
     with their own (then signing "for the service"). Refused, not quietly made private: that would hide that it was
     open, and the operator is the one who knows whether to rotate the key."""
     try:
+        folder = path.parent.stat().st_mode
+        if folder & 0o022:  # whoever may write the folder renames a keyring of their own over this one
+            raise KeyringError(f"the keyring's folder {path.parent} may be written by the group or others (mode "
+                               f"{folder & 0o777:o}): they could put their own key in place of the service's; make it "
+                               f"writable by its owner only (chmod go-w {path.parent})")
         mode = path.stat().st_mode
         if mode & 0o077:
             raise KeyringError(f"the keyring {path} holds the signing key and may be read or written by the group or others "

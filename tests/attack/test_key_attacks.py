@@ -34,6 +34,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -171,3 +172,14 @@ def test_a_keyring_in_a_folder_others_may_write_is_refused(tmp_path):
             keyring_at(keys, now_ms())
     keys.chmod(0o755)
     assert keyring_at(keys, now_ms()).keys  # readable by others is fine: the file itself is 0600
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root reads a 0600 file another user owns")
+def test_a_keyring_another_user_owns_is_refused(tmp_path):
+    """A 0600 keyring that another user owns is that user's to read and to write (a symlink to their file, or a file
+    they left in the folder): a service running as root would read it and sign with a key someone else holds."""
+    keys = tmp_path / "keys"
+    keyring_at(keys, now_ms())
+    os.chown(keys / "keyring.json", 65534, 65534)
+    with pytest.raises(KeyringError, match="owned by"):
+        keyring_at(keys, now_ms())

@@ -152,7 +152,11 @@ def read_file(path: Path) -> KeyringFile:
             raise KeyringError(f"the keyring's folder {path.parent} may be written by the group or others (mode "
                                f"{folder & 0o777:o}): they could put their own key in place of the service's; make it "
                                f"writable by its owner only (chmod go-w {path.parent})")
-        mode = path.stat().st_mode
+        st = path.stat()
+        if st.st_uid != os.geteuid():  # root reads anyone's 0600 file: its owner reads and writes it too
+            raise KeyringError(f"the keyring {path} holds the signing key and is owned by another user (uid {st.st_uid}), "
+                               f"who may read or replace it: make it this service's user's (chown), and rotate the key")
+        mode = st.st_mode
         if mode & 0o077:
             raise KeyringError(f"the keyring {path} holds the signing key and may be read or written by the group or others "
                                f"(mode {mode & 0o777:o}): make it its owner's alone (chmod 600 {path}), and if someone "

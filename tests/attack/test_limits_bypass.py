@@ -50,3 +50,17 @@ async def test_games_of_bots_alone_do_not_append_past_the_address_budget(tmp_pat
         total = sum([await _finished(api, g) for g in ids])
         per_game_setup = 6  # created, seated, started, ended, seed revealed, and one more to spare
         assert total <= DEFAULTS.address_commands_burst + games * per_game_setup, total
+
+
+async def test_a_registration_refused_for_its_public_key_takes_no_token(tmp_path):
+    """docs/limits.md: "a body refused (400, 403) takes no token". A key of small order is refused 400 — after
+    ``POST /players`` had taken the address's token, so a client (or a NAT's worth of them) whose page sends a bad
+    key spent the address's registrations for everyone behind it."""
+    small_order = "01" + "00" * 31  # the identity point: every signature checks out under it
+    async with limited(tmp_path) as api:
+        api.app.ctx.limiter.clock = lambda: NOW
+        for _ in range(DEFAULTS.players_burst):
+            r = await api.post("/players", json={"name": "Ann", "public_key": small_order}, headers=ADDRESS)
+            assert r.status_code == 400, r.text
+        r = await api.post("/players", json={"name": "Ann"}, headers=ADDRESS)
+        assert r.status_code == 201, r.text

@@ -113,7 +113,7 @@ def _entry(key: Ed25519PrivateKey, now_ms: int) -> PublicKey:
 
 def _write_new(path: Path, ring: KeyringFile) -> bool:
     """Write ``ring`` to ``path`` only if no file is there (``False``: another process made one first)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # its owner's alone, whatever the umask
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
@@ -148,10 +148,12 @@ def read_file(path: Path) -> KeyringFile:
     open, and the operator is the one who knows whether to rotate the key."""
     try:
         folder = path.parent.stat().st_mode
-        if folder & 0o022:  # whoever may write the folder renames a keyring of their own over this one
-            raise KeyringError(f"the keyring's folder {path.parent} may be written by the group or others (mode "
-                               f"{folder & 0o777:o}): they could put their own key in place of the service's; make it "
-                               f"writable by its owner only (chmod go-w {path.parent})")
+        # whoever may write the folder renames a keyring of their own over this one; the group's write is left be: a
+        # user-private group's umask 002 makes every folder 0775, and an older start made this one so
+        if folder & 0o002:
+            raise KeyringError(f"the keyring's folder {path.parent} may be written by others (mode {folder & 0o777:o}): "
+                               f"they could put their own key in place of the service's; make it writable by its owner "
+                               f"only (chmod go-w {path.parent})")
         st = path.stat()
         if st.st_uid != os.geteuid():  # root reads anyone's 0600 file: its owner reads and writes it too
             raise KeyringError(f"the keyring {path} holds the signing key and is owned by another user (uid {st.st_uid}), "
@@ -225,7 +227,7 @@ def keyring_at(folder: Path, now_ms: int, signing_key: str | None = None, retire
 
 def _locked(folder: Path) -> contextlib.AbstractContextManager[object]:
     """The keyring folder's lock (one writer of its files at a time: workers starting together, a rotation)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     lock = open(folder / f".{KEYRING}.lock", "a")  # noqa: SIM115 — closed by the context manager, which releases it
     fcntl.flock(lock, fcntl.LOCK_EX)
     return lock

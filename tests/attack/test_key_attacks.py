@@ -161,17 +161,17 @@ def test_one_malformed_receipt_does_not_hide_a_genuine_refutation(tmp_path):
 
 
 def test_a_keyring_in_a_folder_others_may_write_is_refused(tmp_path):
-    """A 0600 keyring in a folder the group or others may write is theirs to replace: they rename a keyring of their
-    own over it (a folder's write permission is what a rename needs), and the service then signs with their key. So
-    the folder is held to what the file is: refused, in words that say which folder and the fix."""
+    """A 0600 keyring in a folder others may write is theirs to replace: they rename a keyring of their own over it (a
+    folder's write permission is what a rename needs), and the service then signs with their key. Refused, in words
+    that say which folder and the fix. (The group's write is left be: umask 002 makes every folder 0775.)"""
     keys = tmp_path / "keys"
     keyring_at(keys, now_ms())  # made, 0600
-    for mode in (0o777, 0o775, 0o757):
+    for mode in (0o777, 0o757, 0o703):
         keys.chmod(mode)
         with pytest.raises(KeyringError, match=f"chmod go-w {keys}"):
             keyring_at(keys, now_ms())
-    keys.chmod(0o755)
-    assert keyring_at(keys, now_ms()).keys  # readable by others is fine: the file itself is 0600
+    keys.chmod(0o775)
+    assert keyring_at(keys, now_ms()).keys  # readable by others, writable by the group: the file itself is 0600
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root reads a 0600 file another user owns")
@@ -183,3 +183,14 @@ def test_a_keyring_another_user_owns_is_refused(tmp_path):
     os.chown(keys / "keyring.json", 65534, 65534)
     with pytest.raises(KeyringError, match="owned by"):
         keyring_at(keys, now_ms())
+
+
+def test_the_keyring_folder_the_service_makes_is_its_own_under_a_group_writable_umask(tmp_path):
+    """Under umask 002 (a user-private group's default on Debian and Ubuntu) a folder is made 0775: the keyring folder
+    the service makes at its first start must still pass its own check, not refuse the very next start."""
+    old = os.umask(0o002)
+    try:
+        keyring_at(tmp_path / "data" / "keys", now_ms())
+        assert keyring_at(tmp_path / "data" / "keys", now_ms()).keys
+    finally:
+        os.umask(old)

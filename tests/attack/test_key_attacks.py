@@ -194,3 +194,19 @@ def test_the_keyring_folder_the_service_makes_is_its_own_under_a_group_writable_
         assert keyring_at(tmp_path / "data" / "keys", now_ms()).keys
     finally:
         os.umask(old)
+
+
+def test_a_retired_keys_file_in_a_folder_others_may_write_is_refused(tmp_path):
+    """The retired keys file is what ``GET /keys`` vouches for: in a folder others may write, they rename a file of
+    their own over it (0644, as the check wants), with their key among the retired ones."""
+    now = now_ms()
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    path = folder / "retired.json"
+    path.write_text(json.dumps({"keys": [msgspec.to_builtins(retired(Ed25519PrivateKey.generate(), 0, now - 1))]}))
+    path.chmod(0o644)
+    folder.chmod(0o777)
+    with pytest.raises(KeyringError, match=f"chmod o-w {folder}"):
+        retired_from(path)
+    folder.chmod(0o755)
+    assert retired_from(path)

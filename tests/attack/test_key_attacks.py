@@ -208,5 +208,5 @@ def test_a_retired_keys_file_in_a_folder_others_may_write_is_refused(tmp_path):
     folder.chmod(0o777)
     with pytest.raises(KeyringError, match=f"chmod o-w {folder}"):
         retired_from(path)
-    folder.chmod(0o755)
+    folder.chmod(0o1777)  # sticky, as /tmp: only the file's owner may replace it
     assert retired_from(path)

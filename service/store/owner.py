@@ -16,6 +16,7 @@ would let a third lock a new file of the same name beside the second's.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 from pathlib import Path
@@ -46,8 +47,7 @@ class Owner:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             # and the folder itself: the lock file can be deleted as "stale" beside a running owner (a new file of the
             # same name is then free to lock); a folder holding a journal is not removed without the journal
-            self._dir = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-            fcntl.flock(self._dir, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self._dir = _locked_folder(folder)
         except BlockingIOError:
             pid = _pid_in(self._fd)
             self.release()
@@ -64,6 +64,24 @@ class Owner:
                 with contextlib.suppress(OSError):
                     os.close(fd)  # closing the last descriptor of the open file releases its flock
         self._fd = self._dir = None
+
+
+def _locked_folder(folder: Path) -> int | None:
+    """The folder open and ``flock``-ed (``BlockingIOError`` when another process holds it); ``None`` where a folder
+    cannot be locked at all (NFS emulates ``flock`` with POSIX locks, which want a file open for writing): the lock
+    file's lock is then the only one, as it was before."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise
+    except OSError as e:
+        os.close(fd)
+        if e.errno in (errno.EBADF, errno.ENOLCK, errno.EINVAL, errno.EOPNOTSUPP):
+            return None
+        raise
+    return fd
 
 
 def _pid_in(fd: int) -> int | None:

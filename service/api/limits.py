@@ -109,7 +109,7 @@ class Limiter:
         if (limit := self.limits.get("commands")) is not None:
             takes.append((f"commands:player:{who.player_id}", "commands", "player", limit))
         if (limit := self.limits.get(ADDRESS_COMMANDS)) is not None:
-            takes.append((f"commands:addr:{_address_key(request)}", "commands", "address", limit))
+            takes.append((address_commands_bucket(request), "commands", "address", limit))
         await self._take(takes)
 
     async def _take(self, takes: list[tuple[str, str, str, Limit]]) -> None:
@@ -120,6 +120,11 @@ class Limiter:
         if refused >= 0:
             _, action, by, limit = takes[refused]
             raise rate_limited(action, by, limit, wait)
+
+
+def address_commands_bucket(request: Request) -> str:
+    """The bucket of the commands from the request's address (the bots of a game it creates are charged to it too)."""
+    return f"commands:addr:{_address_key(request)}"
 
 
 def _address_key(request: Request) -> str:

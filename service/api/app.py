@@ -28,8 +28,9 @@ from service.projections import Projector
 
 from . import docs, errors, observe, web
 from .archiver import Archiver
+from .bot_budget import BotBudget
 from .games import Games, now_ms
-from .limits import Limiter, limits_of
+from .limits import ADDRESS_COMMANDS, Limiter, limits_of
 from .live import bp as live_bp
 from .openapi import spec
 from .players import bp as players_bp
@@ -97,7 +98,9 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
         app.ctx.tasks = []
         loop = asyncio.get_running_loop()
         if settings.runner:
-            app.ctx.runner = Runner(app.ctx.games, interval_ms=settings.runner_interval_ms, archiver=archiver)
+            budget = BotBudget(app.ctx.limiter, store) if ADDRESS_COMMANDS in limits else None
+            app.ctx.runner = Runner(app.ctx.games, interval_ms=settings.runner_interval_ms, archiver=archiver,
+                                    budget=budget)
             app.ctx.tasks.append(loop.create_task(app.ctx.runner.run(app.ctx.stop)))
         if settings.projector:
             app.ctx.projector = Projector(store, f"{socket.gethostname()}-{os.getpid()}", log_keep_ms=settings.log_keep_ms)

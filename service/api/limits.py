@@ -56,7 +56,7 @@ def client_address(request: Request) -> str:
     """Whom a request comes from: the address the trusted proxies name (Sanic's ``remote_addr``, set only when
     ``PROXIES_COUNT``, ``REAL_IP_HEADER`` or ``FORWARDED_SECRET`` say whom to trust), else the peer's. An IPv6 client
     counts as its /56: a home connection is delegated a /56 (or a /48: RIPE-690), whose 256 /64s must not be 256
-    clients; a business's /48 is then 256 of them."""
+    clients; a business's /48 is then 256 of them. A 6to4 address counts as the IPv4 address it is made from."""
     raw = request.remote_addr or request.ip
     try:
         ip = ipaddress.ip_address(raw.strip("[]"))
@@ -65,6 +65,8 @@ def client_address(request: Request) -> str:
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)
+        if ip.sixtofour is not None:  # 2002:<v4>::/48 is one IPv4 address's: 256 /56s, one client
+            return str(ip.sixtofour)
         return str(ipaddress.IPv6Network((ip, 56), strict=False))
     return str(ip)
 
@@ -107,7 +109,7 @@ class Limiter:
         if (limit := self.limits.get("commands")) is not None:
             takes.append((f"commands:player:{who.player_id}", "commands", "player", limit))
         if (limit := self.limits.get(ADDRESS_COMMANDS)) is not None:
-            takes.append((f"commands:addr:{_address_key(request)}", "commands", "address", limit))
+            takes.append((address_commands_bucket(request), "commands", "address", limit))
         await self._take(takes)
 
     async def _take(self, takes: list[tuple[str, str, str, Limit]]) -> None:
@@ -118,6 +120,11 @@ class Limiter:
         if refused >= 0:
             _, action, by, limit = takes[refused]
             raise rate_limited(action, by, limit, wait)
+
+
+def address_commands_bucket(request: Request) -> str:
+    """The bucket of the commands from the request's address (the bots of a game it creates are charged to it too)."""
+    return f"commands:addr:{_address_key(request)}"
 
 
 def _address_key(request: Request) -> str:

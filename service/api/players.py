@@ -24,11 +24,12 @@ async def register(request: Request) -> HTTPResponse:
     """Limited per client address (docs/limits.md): it takes no token, registering is what gives one."""
     body = _decode(request, s.RegisterPlayer)
     admin = is_admin(request, request.app.ctx.settings.admin_token)
+    public_key = sound_key(body.public_key)  # a refused key takes no token: only what would be created is counted
     await request.app.ctx.limiter.charge("players", request, Caller(admin=admin))
     player_id = new_id("p")
     record = {"name": body.name, "created_at": str(now_ms())}
-    if sound_key(body.public_key) is not None:
-        record["public_key"] = body.public_key
+    if public_key is not None:
+        record["public_key"] = public_key
     await request.app.ctx.store.put_player(player_id, record)
     token = await issue(request.app.ctx.store, TokenRecord(kind="player", player_id=player_id, name=body.name))
     return _answer(s.PlayerCreated(player_id, body.name, token), 201)

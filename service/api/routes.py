@@ -24,6 +24,7 @@ from service.rules.engine import GAMES, Game, audit_lines, export_header, log_li
 
 from . import schemas as s
 from .auth import Caller, TokenRecord, caller, issue, new_id, require
+from .bot_budget import bots_meta
 from .errors import ApiError, bad_body
 from .games import Games, SeatOf, Unseated, now_ms
 from .kinds import KINDS, config_for, default_seats, other_kind, server_command
@@ -149,7 +150,9 @@ async def create_game(request: Request) -> HTTPResponse:
     if body.seed is not None and not who.admin and not (kind and kind.chosen_seed):
         raise ApiError(403, "forbidden", "Only the admin may fix this game's seed: whoever knows it sees every hand")
     await request.app.ctx.limiter.charge("games", request, who)
-    game = await _games(request).create(body.kind, seats, body.options, bytes.fromhex(body.seed) if body.seed else None)
+    meta = bots_meta(request.app.ctx.limiter, request, who)  # its bots, alone at the table, play at this address's pace
+    game = await _games(request).create(body.kind, seats, body.options, bytes.fromhex(body.seed) if body.seed else None,
+                                        meta=meta)
     commitment = seed_commitment(game.seed)
     seeding = game.state.seeding
     return _answer(s.GameCreatedAnswer(game.game_id, body.kind, seats, commitment, game.version, game.head, seeding), 201)

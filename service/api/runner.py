@@ -1,5 +1,8 @@
 """The server's own moves: overdue deadlines and server-seated bots.
 
+A bot's move in a game of bots alone is charged to the command budget of the address that created the game
+(``bot_budget.py``); with none left, the game waits for it, its next look recorded like any due time.
+
 Each append records when the game next needs the server (its partition's ``due`` set). The worker that
 appended also keeps that time in a local schedule, so a bot answers or a deadline fires on time without
 polling; every worker also scans the due sets now and then — at start, too — so games whose worker died
@@ -25,7 +28,9 @@ from service.store.outage import Outage
 from service.store.store import StoreUnavailable
 from service.rules.errors import RuleViolation
 
+from . import chances
 from .archiver import RETRY_MS, Archiver
+from .bot_budget import BotBudget
 from .errors import ApiError
 from .games import Games, now_ms
 from .schedule import archive_due, idle_due, server_move
@@ -38,9 +43,12 @@ seated bots they keep are this thread's alone)."""
 
 
 class Runner:
-    def __init__(self, games: Games, *, interval_ms: int = 1000, archiver: Archiver | None = None) -> None:
+    def __init__(
+        self, games: Games, *, interval_ms: int = 1000, archiver: Archiver | None = None, budget: BotBudget | None = None,
+    ) -> None:
         self.games = games
         self.archiver = archiver
+        self.budget = budget
         self.scan_ms = interval_ms
         self.outage = Outage(log, "runner")
         self._schedule: list[tuple[int, str, int]] = []
@@ -131,6 +139,12 @@ class Runner:
                 # nothing owed now (a bot let the moment pass): only the idle close is left to come, if any
                 await self.games.store.clear_due(game_id, game.version, later=idle_due(game, self.games.idle_ms))
             return False
+        charged = None  # a bot's move names its seat; a timeout or a close names none, and is never charged
+        if self.budget is not None and move.seat is not None and not chances.people(game.state):
+            charged, wait = await self.budget.take(game_id)
+            if wait:  # the address that made this game of bots alone has no token: its bots wait for one
+                await self._later(game_id, game.version, now_ms() + wait)
+                return False
         try:
             await self.games.execute(
                 game_id,
@@ -142,5 +156,13 @@ class Runner:
             )
         except (ApiError, RuleViolation) as e:
             log.debug("runner: %s on %s not applied: %s", move.command_id, game_id, e)
+            if charged is not None and self.budget is not None:
+                await self.budget.give_back(charged)
             return False
         return True
+
+    async def _later(self, game_id: str, version: int, at: int) -> None:
+        """Look at ``game_id`` again at ``at`` if it is still at ``version``: in the store's due set, so any worker
+        finds it then (this one, or one started after it), and in this worker's schedule."""
+        await self.games.store.clear_due(game_id, version, later=at)
+        self.schedule(game_id, at, version)

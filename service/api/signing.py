@@ -28,6 +28,7 @@ import contextlib
 import fcntl
 import logging
 import os
+import stat
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -113,7 +114,7 @@ def _entry(key: Ed25519PrivateKey, now_ms: int) -> PublicKey:
 
 def _write_new(path: Path, ring: KeyringFile) -> bool:
     """Write ``ring`` to ``path`` only if no file is there (``False``: another process made one first)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # its owner's alone, whatever the umask
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
@@ -147,7 +148,18 @@ def read_file(path: Path) -> KeyringFile:
     with their own (then signing "for the service"). Refused, not quietly made private: that would hide that it was
     open, and the operator is the one who knows whether to rotate the key."""
     try:
-        mode = path.stat().st_mode
+        folder = path.parent.stat().st_mode
+        # whoever may write the folder renames a keyring of their own over this one; the group's write is left be: a
+        # user-private group's umask 002 makes every folder 0775, and an older start made this one so
+        if _others_replace(folder):
+            raise KeyringError(f"the keyring's folder {path.parent} may be written by others (mode {folder & 0o777:o}): "
+                               f"they could put their own key in place of the service's; make it writable by its owner "
+                               f"only (chmod go-w {path.parent})")
+        st = path.stat()
+        if st.st_uid != os.geteuid():  # root reads anyone's 0600 file: its owner reads and writes it too
+            raise KeyringError(f"the keyring {path} holds the signing key and is owned by another user (uid {st.st_uid}), "
+                               f"who may read or replace it: make it this service's user's (chown), and rotate the key")
+        mode = st.st_mode
         if mode & 0o077:
             raise KeyringError(f"the keyring {path} holds the signing key and may be read or written by the group or others "
                                f"(mode {mode & 0o777:o}): make it its owner's alone (chmod 600 {path}), and if someone "
@@ -160,14 +172,24 @@ def read_file(path: Path) -> KeyringFile:
     return ring
 
 
+def _others_replace(folder_mode: int) -> bool:
+    """Whether others may rename a file over one of the owner's in a folder of this mode: it is writable by others,
+    and not sticky (in a sticky folder, /tmp's kind, only a file's owner may replace it)."""
+    return bool(folder_mode & 0o002) and not folder_mode & stat.S_ISVTX
+
+
 def retired_from(path: Path) -> list[PublicKey]:
     """The public keys a deployment retired, from a file in ``GET /keys``' shape (``{"keys": [...]}``): each says until
     when it signed (``not_after``). Every host lists the same file, so ``GET /keys`` is the same on each."""
     try:
+        folder = path.parent.stat().st_mode
         mode = path.stat().st_mode
         listing = msgspec.json.decode(path.read_bytes(), type=KeyList)
     except (OSError, msgspec.DecodeError) as e:
         raise KeyringError(f"the retired keys {path} cannot be read ({e}): a JSON {{\"keys\": [...]}} as GET /keys lists them") from None
+    if _others_replace(folder):  # others may rename a file of their own over it
+        raise KeyringError(f"the retired keys {path} are in a folder others may write (mode {folder & 0o777:o}): anyone "
+                           f"can put a file listing a key of theirs in its place; chmod o-w {path.parent}")
     if mode & 0o022:  # no secret in it, but it is what GET /keys vouches for: a key added to it signs "for the service"
         raise KeyringError(f"the retired keys {path} may be written by the group or others (mode {mode & 0o777:o}): anyone "
                            "who can write it adds a key of theirs to GET /keys; make it writable by its owner only (chmod go-w)")
@@ -216,7 +238,7 @@ def keyring_at(folder: Path, now_ms: int, signing_key: str | None = None, retire
 
 def _locked(folder: Path) -> contextlib.AbstractContextManager[object]:
     """The keyring folder's lock (one writer of its files at a time: workers starting together, a rotation)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     lock = open(folder / f".{KEYRING}.lock", "a")  # noqa: SIM115 — closed by the context manager, which releases it
     fcntl.flock(lock, fcntl.LOCK_EX)
     return lock

@@ -34,6 +34,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -157,3 +158,55 @@ def test_one_malformed_receipt_does_not_hide_a_genuine_refutation(tmp_path):
     assert "REJECTED" in alone.stdout and "seq 5" in alone.stdout, alone.stdout[-400:]  # the refutation, on its own
     done = verify([genuine, slipped])
     assert "REJECTED" in done.stdout and "seq 5" in done.stdout, (done.returncode, done.stdout[-400:])
+
+
+def test_a_keyring_in_a_folder_others_may_write_is_refused(tmp_path):
+    """A 0600 keyring in a folder others may write is theirs to replace: they rename a keyring of their own over it (a
+    folder's write permission is what a rename needs), and the service then signs with their key. Refused, in words
+    that say which folder and the fix. (The group's write is left be: umask 002 makes every folder 0775.)"""
+    keys = tmp_path / "keys"
+    keyring_at(keys, now_ms())  # made, 0600
+    for mode in (0o777, 0o757, 0o703):
+        keys.chmod(mode)
+        with pytest.raises(KeyringError, match=f"chmod go-w {keys}"):
+            keyring_at(keys, now_ms())
+    keys.chmod(0o775)
+    assert keyring_at(keys, now_ms()).keys  # readable by others, writable by the group: the file itself is 0600
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root reads a 0600 file another user owns")
+def test_a_keyring_another_user_owns_is_refused(tmp_path):
+    """A 0600 keyring that another user owns is that user's to read and to write (a symlink to their file, or a file
+    they left in the folder): a service running as root would read it and sign with a key someone else holds."""
+    keys = tmp_path / "keys"
+    keyring_at(keys, now_ms())
+    os.chown(keys / "keyring.json", 65534, 65534)
+    with pytest.raises(KeyringError, match="owned by"):
+        keyring_at(keys, now_ms())
+
+
+def test_the_keyring_folder_the_service_makes_is_its_own_under_a_group_writable_umask(tmp_path):
+    """Under umask 002 (a user-private group's default on Debian and Ubuntu) a folder is made 0775: the keyring folder
+    the service makes at its first start must still pass its own check, not refuse the very next start."""
+    old = os.umask(0o002)
+    try:
+        keyring_at(tmp_path / "data" / "keys", now_ms())
+        assert keyring_at(tmp_path / "data" / "keys", now_ms()).keys
+    finally:
+        os.umask(old)
+
+
+def test_a_retired_keys_file_in_a_folder_others_may_write_is_refused(tmp_path):
+    """The retired keys file is what ``GET /keys`` vouches for: in a folder others may write, they rename a file of
+    their own over it (0644, as the check wants), with their key among the retired ones."""
+    now = now_ms()
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    path = folder / "retired.json"
+    path.write_text(json.dumps({"keys": [msgspec.to_builtins(retired(Ed25519PrivateKey.generate(), 0, now - 1))]}))
+    path.chmod(0o644)
+    folder.chmod(0o777)
+    with pytest.raises(KeyringError, match=f"chmod o-w {folder}"):
+        retired_from(path)
+    folder.chmod(0o1777)  # sticky, as /tmp: only the file's owner may replace it
+    assert retired_from(path)

@@ -5,7 +5,7 @@ One module for the service's ratings projection (``service/projections/ratings.p
 """
 
 from .finish import RATED_KINDS, Place, RatedGame, rated_game, rated_id
-from .fold import MODEL, Change, Rating, Ratings, fold, ordered, shown
+from .fold import MODEL, Change, Ranked, Rating, Ratings, fold, ordered, shown
 
-__all__ = ["MODEL", "RATED_KINDS", "Change", "Place", "RatedGame", "Rating", "Ratings", "fold", "ordered", "rated_game",
+__all__ = ["MODEL", "RATED_KINDS", "Change", "Place", "RatedGame", "Ranked", "Rating", "Ratings", "fold", "ordered", "rated_game",
            "rated_id", "shown"]

@@ -36,6 +36,19 @@ class Rating(msgspec.Struct, kw_only=True):
         return shown(self.mu, self.sigma)
 
 
+class Ranked(msgspec.Struct, kw_only=True):
+    """A row of a kind's ratings table, as ``GET /ratings`` and ``python -m replays ratings --json`` both print it:
+    ``player_id`` is the rated id (a registered player's id, or ``bot:<kind>`` for a bot kind), ``rating`` μ − 3σ."""
+
+    rank: int  # equal ratings share a rank (1, 2, 2, 4)
+    player_id: str
+    name: str
+    rating: float
+    mu: float
+    sigma: float
+    games: int
+
+
 class Change(msgspec.Struct, frozen=True, kw_only=True):
     """What one rated game did to one seat's player: the rating shown before and after (equal when it did not move)."""
 
@@ -90,6 +103,15 @@ class Ratings:
     def table(self, kind: str) -> list[Rating]:
         """One kind's ratings, best shown rating first (then the rated id, so equal ratings list the same everywhere)."""
         return sorted(self.kinds.get(kind, {}).values(), key=lambda r: (-r.shown, r.rated_id))
+
+    def ranked(self, kind: str, limit: int | None = None) -> list[Ranked]:
+        """One kind's table, ranked: the rows the service and the offline tool print alike."""
+        out: list[Ranked] = []
+        for i, r in enumerate(self.table(kind)[:limit]):
+            tied = out and out[-1].rating == r.shown
+            out.append(Ranked(rank=out[-1].rank if tied else i + 1, player_id=r.rated_id, name=r.name, rating=r.shown,
+                              mu=r.mu, sigma=r.sigma, games=r.games))
+        return out
 
     def of(self, rated_id: str) -> dict[str, Rating]:
         """One rated player's rating in each kind they have one."""

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from service.rules.ratings import RATED_KINDS, RatedGame, Rating, Ratings, ordered, rated_game
+from service.rules.ratings import RATED_KINDS, RATED_SEEDING, RatedGame, Rating, Ratings, ordered, rated_game
 from service.store.store import Store
 
 from .scores import Scores
@@ -38,6 +38,12 @@ async def record(store: Store, scores: Scores) -> int:
     (the fold orders games by the time of their last event)."""
     if scores.status != "finished" or scores.kind not in RATED_KINDS:
         return 0
+    stored = await store._read(store.r.hget(store.keys.ratings(scores.kind), f"c:{scores.game_id}"))
+    if stored is not None and int(stored.split(b" ")[0]) >= scores.version:
+        return 0  # the repeat after the checkpoint moved, or a replay: the game's log is not read again
+    meta = await store.meta(scores.game_id)
+    if meta is not None and meta.get("seeding", "combined") not in RATED_SEEDING:
+        return 0  # an admin's seed (the game's metadata says so): not rated, and its log need not be read to know it
     game = rated_game(await store.read(scores.game_id, count=scores.version))
     if game is None:
         return 0

@@ -86,7 +86,8 @@ RATINGS_LIMIT = (1, 200, 50)
 
 @bp.get("/ratings")
 @doc("get", "/ratings", "One kind's ratings (OpenSkill Plackett-Luce, shown as mu - 3 sigma): registered players and "
-     "each bot kind as one player (player_id bot:<kind>)", answers={200: s.RatingsAnswer}, errors=(400, 503), auth="none",
+     "each bot kind as one player (player_id bot:<kind>)", answers={200: s.RatingsAnswer}, errors=(400, 503),
+     auth="none",
      query={"kind": ({"enum": sorted(RATED_KINDS)}, "a rated kind (default free-parking; a solitaire is never rated)"),
             "limit": _int_query(*RATINGS_LIMIT, "1–200, default 50")})
 async def ratings(request: Request) -> HTTPResponse:

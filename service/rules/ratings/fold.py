@@ -4,8 +4,7 @@ what is ours is which games go in, in what order, and who changes.
 
 Who changes: each rated player holding exactly one seat of the game. A rated player holding several (a bot kind
 playing itself, a person seated twice) takes part in every one of its seats with its rating as it stands, and
-keeps it; a guest takes part at the model's starting rating and has none to keep. A game with nobody to change
-still counts for nothing. The rating shown is μ − 3σ.
+keeps it; a guest takes part at the model's starting rating and has none to keep. The rating shown is μ − 3σ.
 """
 
 from __future__ import annotations
@@ -101,7 +100,7 @@ class Ratings:
         return changes
 
     def table(self, kind: str) -> list[Rating]:
-        """One kind's ratings, best shown rating first (then the rated id, so equal ratings list the same everywhere)."""
+        """One kind's ratings, best shown rating first (then the rated id: equal ratings list alike everywhere)."""
         return sorted(self.kinds.get(kind, {}).values(), key=lambda r: (-r.shown, r.rated_id))
 
     def ranked(self, kind: str, limit: int | None = None) -> list[Ranked]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sanic import Blueprint, HTTPResponse, Request
 
 from service.projections import read_leaderboard, read_results, read_stats
-from service.projections.ratings import read_kind, read_player_ratings
+from service.projections.ratings import read_game_changes, read_kind, read_player_ratings
 from service.rules.engine import GAMES
 from service.rules.ratings import RATED_KINDS
 
@@ -100,3 +100,17 @@ async def ratings(request: Request) -> HTTPResponse:
     limit = _int_arg(request, "limit", RATINGS_LIMIT[2], *RATINGS_LIMIT[:2])
     table = await read_kind(request.app.ctx.store, kind)
     return _answer(s.RatingsAnswer(kind=kind, players=table.ranked(kind, limit)))
+
+
+@bp.get("/games/<game_id:str>/ratings")
+@doc("get", "/games/<game_id:str>/ratings", "What a finished game did to its players' ratings (before and after it)",
+     answers={200: s.GameRatingsAnswer}, errors=(404, 503), auth="none")
+async def game_ratings(request: Request, game_id: str) -> HTTPResponse:
+    """The game-over box's "Expert Eve 12.4 → 13.1": a read model, so ``rated`` stays false until the projector has
+    reached the game's end (and for good in a game that is not rated)."""
+    meta = await request.app.ctx.store.meta(game_id)
+    if meta is None:
+        raise ApiError(404, "not_found", f"No game has the id {game_id!r}", id=game_id)
+    kind = meta.get("kind", "")
+    changes = await read_game_changes(request.app.ctx.store, kind, game_id) if kind in RATED_KINDS else None
+    return _answer(s.GameRatingsAnswer(game_id=game_id, kind=kind, rated=changes is not None, changes=changes or []))

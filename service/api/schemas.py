@@ -11,7 +11,7 @@ from service.events.common import Seeding
 from service.events.envelope import Envelope
 from service.events.receipt import Receipt
 from service.projections.leaderboard import Leader
-from service.rules.ratings import Ranked
+from service.rules.ratings import Change, Ranked
 from service.projections.results import PlayerResults
 from service.projections.scores import Scores
 from service.projections.solitaire_stats import SolitaireStats
@@ -273,6 +273,16 @@ class PlayerAnswer(msgspec.Struct):
     name: str
     results: PlayerResults | None
     ratings: dict[str, KindRating] = {}  # per kind the player has a rating in (a read model: rated games only)
+
+
+class GameRatingsAnswer(msgspec.Struct, kw_only=True):
+    """What a finished game did to its players' ratings: each rated seat's rating (μ − 3σ) before and after it.
+    ``rated`` false: the game is not rated (RULES.md §4), or the read model has not reached it yet."""
+
+    game_id: str
+    kind: str
+    rated: bool
+    changes: list[Change]
 
 
 class RatingsAnswer(msgspec.Struct, kw_only=True):

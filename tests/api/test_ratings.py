@@ -8,6 +8,7 @@ import asyncio
 import msgspec
 
 from replays.__main__ import main as replays_main
+from replays.ratings import recompute
 from tests.api.conftest import ADMIN_HEADERS, bearer
 from tests.api.helpers import assert_error, wait_for
 
@@ -71,6 +72,18 @@ async def test_the_service_and_the_offline_tool_give_the_same_ratings(api, tmp_p
     me = (await api.get(f"/players/{ann}")).json()
     assert me["ratings"] == {"free-parking": {k: rows[ann][k] for k in ("rating", "mu", "sigma", "games")}}
     assert (await api.get("/ratings", params={"limit": "1"})).json()["players"] == served["players"][:1]
+
+    # each game's change: the last rated game of each person leaves them at their rating in the table
+    assert (await api.get(f"/games/{fixed}/ratings")).json() == {"game_id": fixed, "kind": "free-parking", "rated": False,
+                                                                 "changes": []}
+    _, rated = recompute([str(tmp_path)])
+    last: dict[str, dict] = {}
+    for game in sorted(rated, key=lambda g: g.order):
+        answer = (await api.get(f"/games/{game.game_id}/ratings")).json()
+        assert answer["rated"] and {c["seat"] for c in answer["changes"]} == {p.seat for p in game.places}
+        last.update({c["player_id"]: c for c in answer["changes"]})
+    assert {pid: c["after"] for pid, c in last.items()} == {pid: r["rating"] for pid, r in rows.items()}
+    assert_error(await api.get("/games/g_0000000000000000/ratings"), 404)
     assert (await api.get("/ratings", params={"kind": "monopoly"})).json() == {"kind": "monopoly", "players": []}
 
 

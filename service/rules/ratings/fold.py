@@ -52,7 +52,8 @@ class Change(msgspec.Struct, frozen=True, kw_only=True):
     """What one rated game did to one seat's player: the rating shown before and after (equal when it did not move)."""
 
     seat: int
-    rated_id: str
+    player_id: str  # the rated id, as in the table
+    name: str
     before: float
     after: float
 
@@ -95,7 +96,7 @@ class Ratings:
             if seats[place.rated_id] == 1:
                 table[place.rated_id] = Rating(rated_id=place.rated_id, name=place.name, mu=new.mu, sigma=new.sigma,
                                                games=before.games + 1)
-            changes.append(Change(seat=place.seat, rated_id=place.rated_id, before=before.shown,
+            changes.append(Change(seat=place.seat, player_id=place.rated_id, name=place.name, before=before.shown,
                                   after=table.get(place.rated_id, before).shown))
         return changes
 

@@ -57,9 +57,12 @@ def rated_id(player: Player) -> str | None:
     return player.player_id if player.registered else None
 
 
-def rated_game(envelopes: Sequence[Envelope]) -> RatedGame | None:
+def rated_game(envelopes: Sequence[Envelope], seeding: tuple[str, ...] = RATED_SEEDING) -> RatedGame | None:
     """``envelopes`` (a game's whole log, from seq 1, public parts read) as a rated game; ``None`` if it is not one:
-    a solitaire, a seed not drawn, under two seats, not ended with a result (closed idle, or not over)."""
+    a solitaire, a seed not drawn, under two seats, not ended with a result (closed idle, or not over).
+
+    ``seeding``: the seeds that count. The service and the offline tool keep the rule's; the bot league, measuring
+    bots on seeded deals of its own, takes every game's order of finish the same way."""
     if not envelopes or envelopes[0].seq != 1 or envelopes[0].type != "game_created":
         return None
     kind = msgspec.json.decode(envelopes[0].public, type=_Kind).kind
@@ -68,7 +71,7 @@ def rated_game(envelopes: Sequence[Envelope]) -> RatedGame | None:
         return None
     events = [rules.CODEC.join(env.public) for env in envelopes]
     created = events[0]
-    if created.seeding not in RATED_SEEDING or created.config.seats < 2:
+    if created.seeding not in seeding or created.config.seats < 2:
         return None
     state = rules.initial(created.config, b"", created.rules_version)
     out_at: dict[int, int] = {}  # seat -> the step it went out at (forfeited, resigned, bankrupt)

@@ -11,7 +11,7 @@ from service.events.common import Seeding
 from service.events.envelope import Envelope
 from service.events.receipt import Receipt
 from service.projections.leaderboard import Leader
-from service.rules.ratings import Change, Ranked
+from service.rules.ratings import RatingChange, RatingRow
 from service.projections.results import PlayerResults
 from service.projections.scores import Scores
 from service.projections.solitaire_stats import SolitaireStats
@@ -282,7 +282,7 @@ class GameRatingsAnswer(msgspec.Struct, kw_only=True):
     game_id: str
     kind: str
     rated: bool
-    changes: list[Change]
+    changes: list[RatingChange]
 
 
 class RatingsAnswer(msgspec.Struct, kw_only=True):
@@ -290,7 +290,7 @@ class RatingsAnswer(msgspec.Struct, kw_only=True):
     ``bot:<kind>``, as ``bot:greedy``); ``rating`` is μ − 3σ, equal ratings share a rank. A read model, it may lag."""
 
     kind: str
-    players: list[Ranked]
+    players: list[RatingRow]
 
 
 # --- tournaments -----------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ def terminal(shares: list[Share], ratings: dict[str, float], title: str) -> tupl
         out.add_column(header, justify="left" if i < 2 else "right")
     for share in shares:
         out.add_row(*cells(share))
-    rated = Table(title="ratings (OpenSkill Plackett-Luce, mu - 3 sigma, as the service's)", title_justify="left")
+    rated = Table(title="ratings (mu - 3 sigma)", title_justify="left")
     rated.add_column("bot")
     rated.add_column("rating", justify="right")
     for bot, rating in sorted(ratings.items(), key=lambda kv: -kv[1]):

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from service.rules.ratings import RATED_KINDS, RATED_SEEDING, Change, RatedGame, Rating, Ratings, ordered, rated_game
+from service.rules.ratings import (RATED_KINDS, RATED_SEEDING, RatedGame, Rating, RatingChange, Ratings, ordered,
+                                  rated_game)
 from service.store.store import Store
 
 from .scores import Scores
@@ -57,7 +58,7 @@ class _Fold:
 
     folded: list[tuple[tuple[int, str], int]] = field(default_factory=list)
     ratings: Ratings = field(default_factory=Ratings)
-    changes: dict[str, list[Change]] = field(default_factory=dict)  # game id -> what it did to each rated seat
+    changes: dict[str, list[RatingChange]] = field(default_factory=dict)  # game id -> what it did to each rated seat
     refolds: int = 0  # folds started again from the first game (a game arrived out of order): for tests and metrics
 
 
@@ -84,7 +85,7 @@ async def read_kind(store: Store, kind: str) -> Ratings:
     return last.ratings
 
 
-async def read_game_changes(store: Store, kind: str, game_id: str) -> list[Change] | None:
+async def read_game_changes(store: Store, kind: str, game_id: str) -> list[RatingChange] | None:
     """What a rated game did to each rated seat's rating (before and after it); ``None`` when the game is not among
     the rated games (not rated, or not projected yet)."""
     await read_kind(store, kind)

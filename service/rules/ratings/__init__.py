@@ -5,8 +5,7 @@ One module for the service's ratings projection (``service/projections/ratings.p
 """
 
 from .finish import RATED_KINDS, RATED_SEEDING, Place, RatedGame, rated_game, rated_id
-from .fold import MODEL, Change, Ranked, Rating, Ratings, fold, ordered, shown
+from .fold import MODEL, RatingChange, RatingRow, Rating, Ratings, fold, ordered, shown
 
-__all__ = ["MODEL", "RATED_KINDS", "RATED_SEEDING", "Change", "Place", "RatedGame", "Ranked", "Rating", "Ratings", "fold",
-           "ordered", "rated_game",
-           "rated_id", "shown"]
+__all__ = ["MODEL", "RATED_KINDS", "RATED_SEEDING", "Place", "RatedGame", "Rating", "RatingChange", "RatingRow",
+           "Ratings", "fold", "ordered", "rated_game", "rated_id", "shown"]

@@ -35,7 +35,7 @@ class Rating(msgspec.Struct, kw_only=True):
         return shown(self.mu, self.sigma)
 
 
-class Ranked(msgspec.Struct, kw_only=True):
+class RatingRow(msgspec.Struct, kw_only=True):
     """A row of a kind's ratings table, as ``GET /ratings`` and ``python -m replays ratings --json`` both print it:
     ``player_id`` is the rated id (a registered player's id, or ``bot:<kind>`` for a bot kind), ``rating`` μ − 3σ."""
 
@@ -48,7 +48,7 @@ class Ranked(msgspec.Struct, kw_only=True):
     games: int
 
 
-class Change(msgspec.Struct, frozen=True, kw_only=True):
+class RatingChange(msgspec.Struct, frozen=True, kw_only=True):
     """What one rated game did to one seat's player: the rating shown before and after (equal when it did not move)."""
 
     seat: int
@@ -76,7 +76,7 @@ class Ratings:
         self.last: tuple[int, str] | None = None
         self.folded = 0
 
-    def add(self, game: RatedGame) -> list[Change]:
+    def add(self, game: RatedGame) -> list[RatingChange]:
         """Fold ``game``; answers each rated seat's change. A game finishing before the last one folded is refused:
         the fold is order-dependent, so such a game means folding again from the start (``fold``)."""
         if self.last is not None and game.order <= self.last:
@@ -96,7 +96,7 @@ class Ratings:
             if seats[place.rated_id] == 1:
                 table[place.rated_id] = Rating(rated_id=place.rated_id, name=place.name, mu=new.mu, sigma=new.sigma,
                                                games=before.games + 1)
-            changes.append(Change(seat=place.seat, player_id=place.rated_id, name=place.name, before=before.shown,
+            changes.append(RatingChange(seat=place.seat, player_id=place.rated_id, name=place.name, before=before.shown,
                                   after=table.get(place.rated_id, before).shown))
         return changes
 
@@ -104,13 +104,14 @@ class Ratings:
         """One kind's ratings, best shown rating first (then the rated id: equal ratings list alike everywhere)."""
         return sorted(self.kinds.get(kind, {}).values(), key=lambda r: (-r.shown, r.rated_id))
 
-    def ranked(self, kind: str, limit: int | None = None) -> list[Ranked]:
+    def ranked(self, kind: str, limit: int | None = None) -> list[RatingRow]:
         """One kind's table, ranked: the rows the service and the offline tool print alike."""
-        out: list[Ranked] = []
+        out: list[RatingRow] = []
         for i, r in enumerate(self.table(kind)[:limit]):
             tied = out and out[-1].rating == r.shown
-            out.append(Ranked(rank=out[-1].rank if tied else i + 1, player_id=r.rated_id, name=r.name, rating=r.shown,
-                              mu=r.mu, sigma=r.sigma, games=r.games))
+            rank = out[-1].rank if tied else i + 1
+            out.append(RatingRow(rank=rank, player_id=r.rated_id, name=r.name, rating=r.shown,
+                                 mu=r.mu, sigma=r.sigma, games=r.games))
         return out
 
     def of(self, rated_id: str) -> dict[str, Rating]:

@@ -28,7 +28,7 @@ async def test_ratings_equal_the_offline_fold_whatever_order_games_arrive_in(sto
     assert len({partition(g.game_id) for g in arrival}) >= 2
     late = [i for i in range(1, len(finished)) if finished[i].order < max(f.order for f in finished[:i])]
     assert late, "the games must arrive out of the order they finished in"
-    feeder = Feeder(store, arrival)
+    feeder = Feeder(store, arrival, chunk=100)  # big appends: what is tested here is the order games arrive in
     projector = Projector(store, "ratings-test")
     for i, game in enumerate(arrival):
         await feeder.append_all(game)
@@ -49,3 +49,39 @@ async def test_a_game_not_rated_adds_nothing(store):
     await Feeder(store, [legacy]).append_all(legacy)
     await Projector(store, "ratings-test").catch_up()
     assert await ratings_model.rated_games(store, KIND) == []
+
+
+async def test_monopoly_ratings_equal_the_offline_fold(store):
+    import random
+
+    from service.events.base import Player
+    from service.events.common import Create, TakeSeat
+    from service.rules.engine import Game, rules_for
+    from service.sim.games import START_AT, Simulation, play
+
+    games = []
+    for i in range(3):
+        n = 2 + i % 2
+        config = rules_for("monopoly").CONFIG(seats=n, max_rounds=6)
+        sim = Simulation(Game.new("monopoly", f"mono-{i}", config, bytes([i + 1]) * 32), at=START_AT + (3 - i) * 10**8)
+        sim.send(Create(seeding="combined"), None)  # above: the later the id, the earlier it finished
+        for seat in range(n):
+            who = f"m{(i + seat) % 3}"
+            sim.send(TakeSeat(player=Player(name=f"Player {who}", player_id=who), client_seed=bytes([seat]) .hex() * 32), None)
+        for _ in play(sim, ["strategic"] * n, random.Random(i)):
+            pass
+        games.append(sim)
+    rated = [rated_game(sim.envelopes) for sim in games]
+    assert all(rated) and rated[0].order > rated[-1].order
+
+    class Played:  # what the feeder reads of a game
+        def __init__(self, sim):
+            self.game_id, self.envelopes = sim.game.game_id, sim.envelopes
+
+    played = [Played(sim) for sim in games]
+    feeder = Feeder(store, played)
+    for game in played:
+        await feeder.append_all(game)
+        await Projector(store, "ratings-test").catch_up()
+    got = msgspec.to_builtins((await ratings_model.read_kind(store, "monopoly")).table("monopoly"))
+    assert got == msgspec.to_builtins(fold(rated).table("monopoly")) and got

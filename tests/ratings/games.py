@@ -6,7 +6,6 @@ is not the order of their ids."""
 from __future__ import annotations
 
 import random
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from service.events.base import Player
@@ -68,11 +67,5 @@ _shared: list[Rated] = []
 
 def rated_games(count: int) -> list[Rated]:
     """The first ``count`` rated games, played once per session."""
-    if len(_shared) < count:
-        todo = range(len(_shared), count)
-        if len(todo) < 8:
-            _shared.extend(play_one(i) for i in todo)
-        else:
-            with ProcessPoolExecutor(max_workers=2) as pool:
-                _shared.extend(pool.map(play_one, todo, chunksize=4))
+    _shared.extend(play_one(i) for i in range(len(_shared), count))  # a few seconds: a process pool costs more
     return _shared[:count]

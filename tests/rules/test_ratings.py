@@ -97,3 +97,27 @@ def test_the_fold_follows_the_order_games_finished_not_the_order_given():
     assert in_order.ranked("free-parking") == fold(games).ranked("free-parking")
     with pytest.raises(ValueError):
         in_order.add(_game("g0", 0, ("ann", 1), ("bob", 2)))  # finished before the last one folded: fold again
+
+
+def test_a_game_closed_idle_is_not_rated():
+    from service.events.common import Close
+
+    sim = new_game("free-parking", 2, bytes([4]) * 32, "g-idle", ["greedy"] * 2, seeding="combined")
+    for _, _ in zip(range(6), play(sim, ["greedy"] * 2, random.Random(4)), strict=False):
+        pass
+    day = 86_400_000
+    sim.envelopes += sim.game.play(Close(idle_ms=day, since=sim.game.last_at), None, sim.game.last_at + day)
+    assert sim.envelopes[-1].type == "seed_revealed" or any(e.type == "game_closed" for e in sim.envelopes)
+    assert rated_game(sim.envelopes) is None
+
+
+def test_a_tournament_game_ranks_by_the_cumulative_total():
+    sim = _played("free-parking", 3, 5, mode="tournament")
+    s = sim.game.state
+    game = rated_game(sim.envelopes)
+    assert any(e.type == "round_ended" for e in sim.envelopes)
+    assert game.places[s.winner].rank == 1
+    for a in game.places:
+        for b in game.places:
+            if s.winner not in (a.seat, b.seat):
+                assert (a.rank < b.rank) == (s.seats[a.seat].total > s.seats[b.seat].total)

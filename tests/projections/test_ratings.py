@@ -67,7 +67,8 @@ async def test_monopoly_ratings_equal_the_offline_fold(store):
         sim.send(Create(seeding="combined"), None)  # above: the later the id, the earlier it finished
         for seat in range(n):
             who = f"m{(i + seat) % 3}"
-            sim.send(TakeSeat(player=Player(name=f"Player {who}", player_id=who), client_seed=bytes([seat]) .hex() * 32), None)
+            player = Player(name=f"Player {who}", player_id=who)
+            sim.send(TakeSeat(player=player, client_seed=bytes([seat]).hex() * 32), None)
         for _ in play(sim, ["strategic"] * n, random.Random(i)):
             pass
         games.append(sim)

@@ -12,6 +12,9 @@ ranking across tables last; exit 0 only if it verifies.
 ``python -m replays show LOG [--at N] [--step [--to M]]``: the table after event N (every hand: an export is the
 full record); with ``--step``, each event from N (or the first) to M (or the last), its audit line and the table.
 
+``python -m replays ratings FILE|DIR … [--kind KIND --json]``: every kind's ratings recomputed from exported logs and
+bundles, with no store (RULES.md §4); ``--json`` prints one kind's table exactly as ``GET /ratings`` answers it.
+
 ``python -m replays diff LOG_A LOG_B``: where two logs of one game part, both events there and both tables;
 exit 0 identical, 1 they differ (or one is a prefix of the other, or they are different games), 2 unreadable.
 """
@@ -270,6 +273,23 @@ def _diff(args: argparse.Namespace) -> int:
         return 2
 
 
+def _ratings(args: argparse.Namespace) -> int:
+    from .ratings import Unreadable, as_json, lines, recompute
+
+    console = _console()
+    try:
+        ratings, rated = recompute(args.logs)
+    except Unreadable as e:
+        console.print(f"UNREADABLE {e}", markup=False)
+        return 2
+    if args.json:
+        sys.stdout.write(as_json(ratings, args.kind, args.limit).decode() + "\n")
+        return 0
+    for line in lines(ratings, rated):
+        console.print(line, markup=False)
+    return 0
+
+
 def _jobs(text: str) -> int:
     if not text.isdecimal() or not 1 <= int(text) <= 256:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes (1-256)")
@@ -328,6 +348,12 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--step", action="store_true", help="print every event from N on: its audit line, then the table")
     s.add_argument("--to", type=int, metavar="M", help="with --step, stop after event M (default: the last)")
     s.set_defaults(func=_show)
+    r = sub.add_parser("ratings", help="every kind's ratings recomputed from exported logs and bundles (no store)")
+    r.add_argument("logs", nargs="+")
+    r.add_argument("--kind", default="free-parking", choices=["free-parking", "monopoly"], help="the kind --json prints")
+    r.add_argument("--limit", type=int, default=None, help="with --json, the first LIMIT rows (as GET /ratings?limit=)")
+    r.add_argument("--json", action="store_true", help="print --kind's table as GET /ratings answers it")
+    r.set_defaults(func=_ratings)
     d = sub.add_parser("diff", help="the first seq where two logs of one game part, both events and both tables there")
     d.add_argument("log_a")
     d.add_argument("log_b")

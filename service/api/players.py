@@ -1,11 +1,14 @@
-"""The routes about players: registering one, a player's results and solitaire statistics, the leaderboard."""
+"""The routes about players: registering one, a player's results, ratings and solitaire statistics, the leaderboard
+and the ratings tables."""
 
 from __future__ import annotations
 
 from sanic import Blueprint, HTTPResponse, Request
 
 from service.projections import read_leaderboard, read_results, read_stats
+from service.projections.ratings import read_game_changes, read_kind, read_player_ratings
 from service.rules.engine import GAMES
+from service.rules.ratings import RATED_KINDS
 
 from . import schemas as s
 from .auth import Caller, TokenRecord, is_admin, issue, new_id
@@ -44,7 +47,9 @@ async def player(request: Request, player_id: str) -> HTTPResponse:
     if info is None:
         raise ApiError(404, "not_found", f"No player has the id {player_id!r}", id=player_id)
     results, _ = await read_results(store, player_id)
-    return _answer(s.PlayerAnswer(player_id, info["name"], results))
+    ratings = {kind: s.KindRating(rating=r.shown, mu=r.mu, sigma=r.sigma, games=r.games)
+               for kind, r in (await read_player_ratings(store, player_id)).items()}
+    return _answer(s.PlayerAnswer(player_id, info["name"], results, ratings))
 
 
 @bp.get("/players/<player_id:str>/stats")
@@ -75,3 +80,38 @@ async def leaderboard(request: Request) -> HTTPResponse:
         raise ApiError(400, "invalid_request", f"?kind must be one of {', '.join(sorted(GAMES))}", kind=kind)
     limit = _int_arg(request, "limit", LEADERS_LIMIT[2], *LEADERS_LIMIT[:2])
     return _answer(s.Leaderboard(kind=kind, players=await read_leaderboard(request.app.ctx.store, kind, limit)))
+
+
+RATINGS_LIMIT = (1, 200, 50)
+
+
+@bp.get("/ratings")
+@doc("get", "/ratings", "One kind's ratings (OpenSkill Plackett-Luce, shown as mu - 3 sigma): registered players and "
+     "each bot kind as one player (player_id bot:<kind>)", answers={200: s.RatingsAnswer}, errors=(400, 503),
+     auth="none",
+     query={"kind": ({"enum": sorted(RATED_KINDS)}, "a rated kind (default free-parking; a solitaire is never rated)"),
+            "limit": _int_query(*RATINGS_LIMIT, "1–200, default 50")})
+async def ratings(request: Request) -> HTTPResponse:
+    """Rated games only (RULES.md §4), folded in the order they finished: ``python -m replays ratings --json`` on
+    the games' exports prints the same table, to the last digit."""
+    kind = _arg(request, "kind")
+    kind = "free-parking" if kind is None else kind  # a blank ?kind= is refused, not read as absent
+    if kind not in RATED_KINDS:
+        raise ApiError(400, "invalid_request", f"?kind must be one of {', '.join(sorted(RATED_KINDS))}", kind=kind)
+    limit = _int_arg(request, "limit", RATINGS_LIMIT[2], *RATINGS_LIMIT[:2])
+    table = await read_kind(request.app.ctx.store, kind)
+    return _answer(s.RatingsAnswer(kind=kind, players=table.ranked(kind, limit)))
+
+
+@bp.get("/games/<game_id:str>/ratings")
+@doc("get", "/games/<game_id:str>/ratings", "What a finished game did to its players' ratings (before and after it)",
+     answers={200: s.GameRatingsAnswer}, errors=(404, 503), auth="none")
+async def game_ratings(request: Request, game_id: str) -> HTTPResponse:
+    """The game-over box's "Expert Eve 12.4 → 13.1": a read model, so ``rated`` stays false until the projector has
+    reached the game's end (and for good in a game that is not rated)."""
+    meta = await request.app.ctx.store.meta(game_id)
+    if meta is None:
+        raise ApiError(404, "not_found", f"No game has the id {game_id!r}", id=game_id)
+    kind = meta.get("kind", "")
+    changes = await read_game_changes(request.app.ctx.store, kind, game_id) if kind in RATED_KINDS else None
+    return _answer(s.GameRatingsAnswer(game_id=game_id, kind=kind, rated=changes is not None, changes=changes or []))

@@ -11,6 +11,7 @@ from service.events.common import Seeding
 from service.events.envelope import Envelope
 from service.events.receipt import Receipt
 from service.projections.leaderboard import Leader
+from service.rules.ratings import RatingChange, RatingRow
 from service.projections.results import PlayerResults
 from service.projections.scores import Scores
 from service.projections.solitaire_stats import SolitaireStats
@@ -258,10 +259,38 @@ class StatsAnswer(msgspec.Struct, kw_only=True):
     solitaire: SolitaireStats
 
 
+class KindRating(msgspec.Struct, kw_only=True):
+    """A player's rating in one kind (RULES.md §4): ``rating`` is μ − 3σ, after ``games`` rated games."""
+
+    rating: float
+    mu: float
+    sigma: float
+    games: int
+
+
 class PlayerAnswer(msgspec.Struct):
     player_id: str
     name: str
     results: PlayerResults | None
+    ratings: dict[str, KindRating] = {}  # per kind the player has a rating in (a read model: rated games only)
+
+
+class GameRatingsAnswer(msgspec.Struct, kw_only=True):
+    """What a finished game did to its players' ratings: each rated seat's rating (μ − 3σ) before and after it.
+    ``rated`` false: the game is not rated (RULES.md §4), or the read model has not reached it yet."""
+
+    game_id: str
+    kind: str
+    rated: bool
+    changes: list[RatingChange]
+
+
+class RatingsAnswer(msgspec.Struct, kw_only=True):
+    """One kind's ratings, best first: registered players and each bot kind as one player (``player_id``
+    ``bot:<kind>``, as ``bot:greedy``); ``rating`` is μ − 3σ, equal ratings share a rank. A read model, it may lag."""
+
+    kind: str
+    players: list[RatingRow]
 
 
 # --- tournaments -----------------------------------------------------------------------------------

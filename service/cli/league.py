@@ -5,8 +5,8 @@ against ``K - 1`` of each other) plays ``N`` seeded games, seated in turn in eac
 dealt ``sha256(base ‖ "game:" ‖ i)`` and its bots draw from ``sha256(base ‖ "bots:" ‖ i)`` (``seeds.py``), and every
 search is bounded by nodes, so the printed command line prints the same table on any machine, with any ``--jobs``.
 
-It prints each bot's win share a seat at each table with a 95% Wilson interval, and an Elo-style rating per bot
-(a Bradley–Terry fit of who beat whom). Solitaire is played alone: each bot plays the same deals (``--seats 1``).
+It prints each bot's win share a seat at each table with a 95% Wilson interval, and a rating per bot: the service's
+own (OpenSkill Plackett–Luce over each game's order of finish, μ − 3σ; ``service/league/ratings.py``). Solitaire is played alone: each bot plays the same deals (``--seats 1``).
 The card game also fields ``omniscient``: the expert's search given the true hidden cards, a ceiling for
 measurement that no table may seat, and ``open-hands``: the same search seeing every hand, not the decks' orders.
 """
@@ -116,7 +116,7 @@ def main(args: argparse.Namespace) -> int:
             bar.advance(task)
     shares = ratings.shares(outcomes)
     wins = ratings.pairwise(outcomes)
-    rated = ratings.elo(args.bots, wins)
+    rated = ratings.rate(args.bots, outcomes)
     command = command_line(args)
     if args.png:
         report.plot(rated, Path(args.png), f"{args.kind}: {len(outcomes)} games")

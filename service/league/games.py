@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from service.bots import BOTS, Bot
 from service.bots.expert import ExpertBot
+from service.events.common import Seeding
+from service.rules.ratings import rated_game
 from service.sim.games import new_game, play
 
 from .tables import Task
@@ -23,6 +25,10 @@ MEASUREMENT_ONLY: dict[str, dict[str, tuple[type, dict]]] = {
 }
 """Bots the league may field that no game may seat, each a class and what it is told that a seat may not see:
 ``omniscient`` the true table, decks' orders included; ``open-hands`` every hand."""
+
+
+SEEDINGS: tuple[Seeding, ...] = ("legacy", "combined", "fixed")
+"""Every seed counts in a league: its deals are its own, seeded from its command line."""
 
 
 def names(kind: str) -> list[str]:
@@ -49,6 +55,9 @@ class Outcome:
     winner: int | None
     """The seat the winner sat in at the start (a trade of places moves players, not their bots), or ``None``."""
     commands: int
+    ranks: tuple[int, ...] | None = None
+    """Each starting seat's place in the game's order of finish (RULES.md §4: 1 first, ties share), or ``None``
+    (a solitaire, or a game that ended with no result)."""
 
 
 def play_game(task: Task) -> Outcome:
@@ -62,4 +71,9 @@ def play_game(task: Task) -> Outcome:
     s = sim.game.state
     won = s.winner
     winner = start.index(s.seats[won].player) if won is not None and len(s.seats) > 1 else won
-    return Outcome(task.table, task.seating, task.index, winner, len(sim.envelopes))
+    finish = rated_game(sim.envelopes, seeding=SEEDINGS) if len(s.seats) > 1 else None
+    ranks = None
+    if finish is not None:
+        by_start = {start.index(s.seats[p.seat].player): p.rank for p in finish.places}
+        ranks = tuple(by_start[i] for i in range(len(start)))
+    return Outcome(task.table, task.seating, task.index, winner, len(sim.envelopes), ranks)

@@ -1,9 +1,11 @@
 """What a league's games say: each bot's win share at each table, with a 95% interval, and one rating per bot.
 
-The rating is Elo-style: a Bradley–Terry model fitted to the league's pairwise results (in a game, its winner beat
-every other seat held by a different bot; in a kind played alone, a bot that won a deal beat one that lost the same
-deal), put on the Elo scale — 400 points of difference mean ten to one odds — with the field's mean at 1500.
-Each pair also counts half a win each way, so that a bot that never won has a finite rating.
+The rating is the service's own (RULES.md §4, ``service.rules.ratings``): OpenSkill's Plackett–Luce model with the
+library's defaults, one update per game in the league's order (game index), each game by its order of finish, each
+bot one rated player; a bot holding several seats of a game plays at its rating as it stands and keeps it, as a bot
+kind does in the service. Shown as μ − 3σ. A kind played alone (solitaire) has no order of finish between bots in
+one game: each deal counts as one game among the bots that played it, those that won it first, tied, then those that
+lost it, tied. ``pairwise`` still counts who beat whom, for the JSON report.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
+from service.rules.ratings import MODEL, Place, RatedGame, Ratings, shown
 from service.sim.intervals import wilson
 
 from .games import Outcome
 
-MEAN = 1500.0
+LEAGUE = "league"
+"""The one kind a league's fold keeps its ratings under (its games are all of the league's own kind)."""
 
 
 @dataclass(frozen=True)
@@ -76,15 +80,36 @@ def pairwise(outcomes: list[Outcome]) -> dict[tuple[str, str], int]:
     return dict(wins)
 
 
-def elo(bots: list[str], wins: dict[tuple[str, str], int], iterations: int = 2_000) -> dict[str, float]:
-    """Bradley–Terry strengths by the MM algorithm (Hunter, 2004), on the Elo scale with mean ``MEAN``."""
-    w = {(a, b): wins.get((a, b), 0) + 0.5 for a in bots for b in bots if a != b}
-    strength = dict.fromkeys(bots, 1.0)
-    for _ in range(iterations):
-        new = {}
-        for a in bots:
-            games = sum((w[a, b] + w[b, a]) / (strength[a] + strength[b]) for b in bots if b != a)
-            new[a] = sum(w[a, b] for b in bots if b != a) / games if games else 1.0
-        scale = math.exp(sum(math.log(v) for v in new.values()) / len(new))
-        strength = {a: v / scale for a, v in new.items()}
-    return {a: MEAN + 400 * math.log10(strength[a]) for a in bots}
+def _game(index: int, seating: tuple[str, ...], ranks: tuple[int, ...]) -> RatedGame:
+    places = tuple(Place(seat=i, rank=rank, rated_id=bot, name=bot)
+                   for i, (bot, rank) in enumerate(zip(seating, ranks, strict=True)))
+    return RatedGame(game_id=f"league-{index:05d}", kind=LEAGUE, finished_at=index, version=0, places=places)
+
+
+def games(outcomes: list[Outcome]) -> list[RatedGame]:
+    """The league's games as the ratings fold takes them, in the league's order: a game by its order of finish (an
+    outcome that has none, its winner first and the others tied), a solitaire deal as one game among its bots."""
+    out: list[RatedGame] = []
+    deals: dict[int, list[Outcome]] = defaultdict(list)
+    for o in sorted(outcomes, key=lambda o: (o.index, o.seating)):
+        if len(o.seating) == 1:
+            deals[o.index].append(o)
+        elif o.ranks is not None or o.winner is not None:
+            ranks = o.ranks or tuple(1 if i == o.winner else 2 for i in range(len(o.seating)))
+            out.append(_game(len(out), o.seating, ranks))
+    for index in sorted(deals):
+        same = deals[index]
+        if len(same) > 1:
+            ranks = tuple(1 if o.winner is not None else 2 for o in same)
+            out.append(_game(len(out), tuple(o.seating[0] for o in same), ranks))
+    return out
+
+
+def rate(bots: list[str], outcomes: list[Outcome]) -> dict[str, float]:
+    """Each bot's rating (μ − 3σ) after every game of the league; a bot no game moved keeps the model's start (0)."""
+    ratings = Ratings()
+    for game in games(outcomes):
+        ratings.add(game)
+    table = ratings.kinds.get(LEAGUE, {})
+    start = shown(MODEL.mu, MODEL.sigma)
+    return {bot: table[bot].shown if bot in table else start for bot in bots}

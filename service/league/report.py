@@ -32,11 +32,11 @@ def terminal(shares: list[Share], ratings: dict[str, float], title: str) -> tupl
         out.add_column(header, justify="left" if i < 2 else "right")
     for share in shares:
         out.add_row(*cells(share))
-    rated = Table(title="ratings (Elo-style, mean 1500)", title_justify="left")
+    rated = Table(title="ratings (mu - 3 sigma)", title_justify="left")
     rated.add_column("bot")
     rated.add_column("rating", justify="right")
     for bot, rating in sorted(ratings.items(), key=lambda kv: -kv[1]):
-        rated.add_row(bot, f"{rating:.0f}")
+        rated.add_row(bot, f"{rating:.1f}")
     return out, rated
 
 
@@ -44,7 +44,7 @@ def markdown(shares: list[Share], ratings: dict[str, float]) -> str:
     lines = ["| " + " | ".join(HEADERS) + " |", "|---|---" + "|--:" * (len(HEADERS) - 2) + "|"]
     lines += ["| " + " | ".join(cells(share)) + " |" for share in shares]
     lines += ["", "| bot | rating |", "|---|--:|"]
-    lines += [f"| {bot} | {rating:.0f} |" for bot, rating in sorted(ratings.items(), key=lambda kv: -kv[1])]
+    lines += [f"| {bot} | {rating:.1f} |" for bot, rating in sorted(ratings.items(), key=lambda kv: -kv[1])]
     return "\n".join(lines)
 
 
@@ -76,12 +76,12 @@ def as_json(kind: str, command: str, seed: str, games: int, shares: list[Share],
         nested.setdefault(a, {})[b] = n
     rows = [ShareRow(list(s.table), s.bot, s.seats, s.games, s.won, round(s.share, 6),
                      (round(s.interval[0], 6), round(s.interval[1], 6))) for s in shares]
-    report = LeagueReport(kind, command, seed, games, rows, {b: round(r, 1) for b, r in ratings.items()}, nested)
+    report = LeagueReport(kind, command, seed, games, rows, {b: round(r, 3) for b, r in ratings.items()}, nested)
     return msgspec.json.format(msgspec.json.encode(report), indent=2)
 
 
 def plot(ratings: dict[str, float], path: Path, title: str) -> None:
-    """A bar a bot, best first, around the field's mean."""
+    """A bar a bot, best first, from the model's starting rating (0)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -89,15 +89,15 @@ def plot(ratings: dict[str, float], path: Path, title: str) -> None:
 
     ranked = sorted(ratings.items(), key=lambda kv: kv[1])
     fig, ax = plt.subplots(figsize=(7, 0.6 * len(ranked) + 1.4))
-    ax.barh([b for b, _ in ranked], [r - 1500 for _, r in ranked], left=1500, color="#2f6f4f")
+    ax.barh([b for b, _ in ranked], [r for _, r in ranked], color="#2f6f4f")
     for i, (_, r) in enumerate(ranked):
-        ax.annotate(f"{r:.0f}", (r, i), xytext=(4 if r >= 1500 else -4, 0), textcoords="offset points",
-                    ha="left" if r >= 1500 else "right", va="center")
-    ax.axvline(1500, color="#888", linewidth=0.8)
-    ax.set_xlabel("rating (Elo-style; 400 points = ten to one odds)")
+        ax.annotate(f"{r:.1f}", (r, i), xytext=(4 if r >= 0 else -4, 0), textcoords="offset points",
+                    ha="left" if r >= 0 else "right", va="center")
+    ax.axvline(0, color="#888", linewidth=0.8)
+    ax.set_xlabel("rating (OpenSkill Plackett-Luce, mu - 3 sigma; a new player shows 0)")
     ax.set_title(title)
     low, high = min(r for _, r in ranked), max(r for _, r in ranked)
-    ax.set_xlim(min(low, 1500) - 80, max(high, 1500) + 80)
+    ax.set_xlim(min(low, 0) - 3, max(high, 0) + 3)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -21,6 +21,9 @@ Key layout (``ns`` is the store's namespace, ``{pN}`` the game's partition tag):
   end or deal) and the hash ``…:versions`` (game id: the version upserted) (``solitaire_stats.py``). Keys
   ``…:played:<bucket>``, ``…:won:<bucket>`` and ``…:games`` are what the statistics kept before they counted started
   games: nothing reads them, and ``rebuild`` drops them;
+- ``ns:proj:ratings:{rt}:<kind>`` — hash: ``g:<game_id>`` (a rated game's order of finish, ``RatedGame`` as JSON)
+  and ``c:<game_id>`` (its version), upserted like the results; the ratings are folded from them in the order games
+  finished when read (``ratings.py``);
 - ``ns:proj:leaderboard:{lb}:<kind>`` / ``…:all`` — sorted sets of registered players by wins, then points, and
   ``…:seq``, copied from snapshots of the players' results (``leaderboard.py``).
 

@@ -30,7 +30,7 @@ from service.store.logtrim import trim_logs
 from service.store.outage import Outage
 from service.store.store import Store, StoreUnavailable
 
-from . import audit, leaderboard, results, scores, solitaire_stats, standings
+from . import audit, leaderboard, ratings, results, scores, solitaire_stats, standings
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ async def project_game(
 async def _record_outside(
     store: Store, game_id: str, model: scores.Scores | None, new: scores.Scores, envelopes: list[Envelope], stats: Stats | None
 ) -> None:
-    """The read models outside the game's slot (results, leaderboard, solitaire statistics, standings), which cannot
+    """The read models outside the game's slot (results, leaderboard, ratings, solitaire statistics, standings), which cannot
     share its compare-and-set: idempotent upserts, made before the checkpoint moves (a crash between the two writes
     repeats them, changing nothing) and once more after it moved (``stats`` None) — a rebuild that dropped them in
     between would otherwise leave a checkpoint past a result that no longer exists, and nothing would write it again."""
@@ -101,6 +101,7 @@ async def _record_outside(
         if stats is not None:
             stats.results += added
         await leaderboard.record_game(store, new)
+    await ratings.record(store, new)  # every apply of a finished game: its entry follows the game's last event
     await solitaire_stats.record(store, model, new)  # from the deal on: a game counts as started, not only finished
     if standings.changes(new, envelopes):
         await standings.record(store, game_id, new.version)

@@ -330,6 +330,9 @@ class EmbeddedStore(Store):
     async def _op_project_standing(self, tournament_id: str, game_id: str, version: int, entry: bytes) -> Projected:
         return await self._upsert(self.keys.tournament_projection("standings", tournament_id), game_id, version, entry, {})
 
+    async def _op_project_rated_game(self, kind: str, game_id: str, version: int, entry: bytes) -> Projected:
+        return await self._upsert(self.keys.ratings(kind), game_id, version, entry, {})
+
     async def _op_project_leaderboard(self, player_id: str, seq: int, scores: dict[str, float]) -> Projected:
         """The leaderboard script's contract (``LEADERBOARD_LUA``): a player's newer snapshot replaces an older one."""
         marks = self.keys.leaderboard("seq")

@@ -117,6 +117,10 @@ class Keys:
         """The leaderboard's keys (a sorted set per kind and ``all``; ``seq``: each player's snapshot), in one slot."""
         return f"{self.ns}:proj:leaderboard:{{lb}}:{board}"
 
+    def ratings(self, kind: str) -> str:
+        """One kind's rated games (a hash, field ``g:<game_id>``), in one slot: the ratings fold reads them all."""
+        return f"{self.ns}:proj:ratings:{{rt}}:{kind}"
+
     def projection(self, name: str, ref: str) -> str:
         """A read model; ``ref`` is a game id (then it shares the game's slot) or a player id."""
         return f"{self.ns}:proj:{name}:{ref}"

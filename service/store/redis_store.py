@@ -263,6 +263,10 @@ class RedisStore(Store):
         done, stored = await self._upsert(keys=[key], args=[game_id, version, entry, 0])
         return Projected(done == 1, int(stored))
 
+    async def _op_project_rated_game(self, kind: str, game_id: str, version: int, entry: bytes) -> Projected:
+        done, stored = await self._upsert(keys=[self.keys.ratings(kind)], args=[game_id, version, entry, 0])
+        return Projected(done == 1, int(stored))
+
     async def _op_clear_due(self, game_id: str, version: int, later: int | None = None) -> None:
         keys = [self.keys.meta(game_id), self.keys.due(self._partition(game_id))]
         await self._clear_due(keys=keys, args=[version, game_id, "" if later is None else later])

@@ -175,6 +175,11 @@ class Store:
         field ``g:<game_id>``), idempotently as ``project_result``: a table stored at ``version`` or later stays."""
         return await self._write("project_standing", tournament_id, game_id, version, entry)
 
+    async def project_rated_game(self, kind: str, game_id: str, version: int, entry: bytes) -> Projected:
+        """Upsert one rated game into its kind's rated games (``proj:ratings:{rt}:<kind>``, field ``g:<game_id>``),
+        idempotently as ``project_result``: a game stored at ``version`` or later stays."""
+        return await self._write("project_rated_game", kind, game_id, version, entry)
+
     async def project_leaderboard(self, player_id: str, seq: int, scores: dict[str, float]) -> Projected:
         """Set a player's score on each named leaderboard (``proj:leaderboard:{lb}:<board>``) from the snapshot ``seq``
         of their results; refused when a snapshot as new is already there. Absolute values: a repeat changes nothing."""

@@ -9,6 +9,7 @@ import { TABLES, tableFor } from "./tables/index.js";
 import { tick } from "./tables/clock.js";
 import { statsList } from "./tables/solitaire.js";
 import { replayPage } from "./replay.js";
+import { ratingLine, showRatingChanges } from "./ratings.js";
 import { confirmJoin, seedingLine, seedingTag } from "./seeding.js";
 import { stillLegal } from "./signing.js";
 import { POLL_MAX_MS, every, offlineBanner } from "./reach.js";
@@ -100,7 +101,7 @@ function lobby() {
         h("details#key-box", {}, h("summary", {}, "Your sign-in key"),
           h("p.muted.small", {}, "Keep it somewhere safe: it is the only way to sign in as you in another browser, or after signing out."),
           h("input#my-key", { type: "text", readonly: true, value: api.savedKey(p), "aria-label": "your sign-in key", onfocus: (e) => e.target.select() })),
-        h("div#my-stats"))
+        h("div#my-rating"), h("div#my-stats"))
     : h("section.box#identity", {}, h("h2", {}, "Register"),
         h("form#register", { onsubmit: async (e) => {
           e.preventDefault();
@@ -198,7 +199,12 @@ function lobby() {
       } }, "Join") : null,
       status === "playing" ? h("a.button", { href: `#/games/${g.game_id}` }, api.tokenFor(g.game_id) ? "Open" : "Watch") : null,
       status === "finished" ? h("a.button", { href: `#/replay/${g.game_id}` }, "Replay") : null));
-  if (p) {   // a registered player's solitaire record
+  if (p) {   // a registered player's ratings (RULES.md §4: μ − 3σ, per kind) and solitaire record
+    api.get(`/players/${p.player_id}`).then((me) => {
+      const box = main.querySelector("#my-rating");
+      const line = ratingLine(me.ratings, (kind) => tableFor(kind).title);
+      if (box && line) box.replaceChildren(line);
+    }).catch(() => {});
     api.stats(p.player_id).then((st) => {
       const box = main.querySelector("#my-stats");
       const d = st.solitaire && st.solitaire.dealt;
@@ -285,19 +291,22 @@ function gamePage(gameId, watch) {
       ? (view.result === "won" ? `${view.name || "The player"} won` : `${view.name || "The player"} lost (${(view.reason || "").replace(/_/g, " ")})`)
       : winner ? `${name(winner)} won${winner.seat === view.seat ? " — that is you!" : ""}` : "The game is over: no winner";
     const bots = seats.filter((p) => p.bot && p.seat !== view.seat).map((p) => p.bot);
-    return h("section.box.result#result", { dataset: { winner: view.winner == null ? "" : view.winner } },
+    const box = h("section.box.result#result", { dataset: { winner: view.winner == null ? "" : view.winner } },
       h("h2", {}, "Game over: ", headline),
       view.kind !== "solitaire" && seats.length ? h("table.list.standings#standings", {},
-        h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), scoreName ? h("th", {}, scoreName) : null)),
+        h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), scoreName ? h("th", {}, scoreName) : null,
+          h("th", {}, "rating"))),
         h("tbody", {}, ranked.map((p, i) => h("tr", { class: p.seat === view.winner ? "winner" : "", dataset: { seat: p.seat } },
           h("td", {}, i + 1), h("td", {}, name(p), p.bot ? h("span.tag", {}, `bot: ${p.bot}`) : null, p.seat === view.seat ? h("span.tag", {}, "you") : null),
-          scoreName ? h("td", {}, score(p) ?? "") : null)))) : null,
+          scoreName ? h("td", {}, score(p) ?? "") : null, h("td.rating", { dataset: { seat: p.seat } }))))) : null,
       h("p.buttons", {},
         view.kind !== "solitaire" ? h("button#play-again", { type: "button", onclick: () =>
           startGame({ kind: view.kind, seats: seats.length || table.seats.default }, bots).catch((e) => flash(e.message)) },
           bots.length ? `Play again (with the same bots)` : "Play again") : null,
         " ", h("a.button#to-lobby", { href: "#/" }, "Back to the lobby"),
         " ", h("a.button", { href: `#/replay/${gameId}` }, "Replay")));
+    if (view.kind !== "solitaire") setTimeout(() => showRatingChanges(api.get, gameId, box), 0);   // once it is on the page
+    return box;
   }
 
   let gone = false;

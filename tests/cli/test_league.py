@@ -9,7 +9,9 @@ import pytest
 
 from service.__main__ import main
 from service.league.games import Outcome
-from service.league.ratings import elo, pairwise, shares
+from openskill.models import PlackettLuce
+
+from service.league.ratings import games as rated_games, pairwise, rate, shares
 from service.league.tables import plan, seatings, tables
 
 
@@ -41,11 +43,23 @@ def test_ratings_follow_who_beat_whom():
     games = _outcomes([(("a", "b"), 0)] * 7 + [(("b", "a"), 0)] * 3)  # a wins 7 of 10
     wins = pairwise(games)
     assert wins == {("a", "b"): 7, ("b", "a"): 3}
-    rated = elo(["a", "b"], wins)
-    assert rated["a"] > 1500 > rated["b"] and rated["a"] + rated["b"] == pytest.approx(3000)
-    assert 10 ** ((rated["a"] - rated["b"]) / 400) == pytest.approx(7.5 / 3.5, rel=1e-3)  # with half a win each way
-    even = elo(["a", "b"], {("a", "b"): 5, ("b", "a"): 5})
-    assert even["a"] == pytest.approx(even["b"])
+    rated = rate(["a", "b"], games)
+    assert rated["a"] > rated["b"]
+    model = PlackettLuce()  # the service's model, game by game in the league's order
+    a, b = model.rating(), model.rating()
+    for seating, winner in [(("a", "b"), 0)] * 7 + [(("b", "a"), 0)] * 3:
+        first, second = (a, b) if seating[winner] == "a" else (b, a)
+        [[first], [second]] = model.rate([[first], [second]], ranks=[1, 2])
+        a, b = (first, second) if seating[winner] == "a" else (second, first)
+    assert rated == {"a": a.mu - 3 * a.sigma, "b": b.mu - 3 * b.sigma}
+
+
+def test_a_bot_holding_several_seats_keeps_its_rating_and_a_game_ranks_by_its_order_of_finish():
+    games = [Outcome(("x", "y", "y"), ("y", "x", "y"), 0, 1, 10, (3, 1, 2))]
+    [game] = rated_games(games)
+    assert [(p.rated_id, p.rank) for p in game.places] == [("y", 3), ("x", 1), ("y", 2)]
+    rated = rate(["x", "y"], games)
+    assert rated["y"] == 0.0 and rated["x"] > 0  # y held two seats: it played at its rating and kept it
 
 
 def test_a_share_is_a_seats_and_a_solitaire_deal_compares_the_bots_that_played_it():

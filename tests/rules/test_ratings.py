@@ -1,0 +1,124 @@
+"""The pure ratings module (RULES.md §4): which games are rated, each one's order of finish, and the fold."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from openskill.models import PlackettLuce
+
+from service.rules.ratings import Place, RatedGame, Ratings, fold, rated_game
+from service.sim.games import new_game, play
+
+
+def _played(kind: str, seats: int, i: int, bots: str = "greedy", seeding: str = "combined", **options):
+    sim = new_game(kind, seats, bytes([i]) * 32, f"g{i}", [bots] * seats, options=options, seeding=seeding)
+    for _ in play(sim, [bots] * seats, random.Random(i), turn_timeouts=0.02 if "turn_seconds" in options else 0.0):
+        pass
+    return sim
+
+
+def test_a_forfeited_seat_finishes_after_every_seat_still_in_whatever_its_points():
+    sim = _played("free-parking", 3, 0, turn_seconds=30, forfeit_after=1)
+    s = sim.game.state
+    assert s.seats[0].forfeited and s.seats[0].score > s.seats[1].score  # out with 50 points, the other in with 0
+    game = rated_game(sim.envelopes)
+    assert [p.rank for p in game.places] == [3, 2, 1]
+    assert game.finished_at == sim.envelopes[-1].at and game.version == len(sim.envelopes)
+
+
+def test_the_card_game_ranks_the_winner_then_points():
+    sim = _played("free-parking", 4, 3)
+    s = sim.game.state
+    game = rated_game(sim.envelopes)
+    assert game.places[s.winner].rank == 1
+    others = sorted((p for p in game.places if p.seat != s.winner), key=lambda p: p.rank)
+    points = [s.seats[p.seat].score for p in others]
+    assert points == sorted(points, reverse=True)
+    for a, b in zip(others, others[1:]):
+        assert (a.rank == b.rank) == (s.seats[a.seat].score == s.seats[b.seat].score)
+
+
+def test_monopoly_with_max_rounds_ranks_those_still_in_by_worth():
+    sim = _played("monopoly", 3, 1, bots="strategic", max_rounds=8)
+    ended = next(e for e in sim.envelopes if e.type == "game_ended")
+    game = rated_game(sim.envelopes)
+    assert game is not None and game.kind == "monopoly"
+    state = sim.game.state
+    still = [p for p in game.places if not state.seats[p.seat].bankrupt]
+    worth = sim.game.rules.CODEC.join(ended.public).worth
+    for a in still:
+        for b in still:
+            assert (a.rank < b.rank) == (worth[a.seat] > worth[b.seat])
+    assert all(p.rank > max(q.rank for q in still) for p in game.places if state.seats[p.seat].bankrupt)
+
+
+@pytest.mark.parametrize("seeding", ["legacy", "fixed"])
+def test_a_seed_not_drawn_is_not_rated(seeding):
+    assert rated_game(_played("free-parking", 2, 2, seeding=seeding).envelopes) is None
+
+
+def test_a_solitaire_and_an_unfinished_game_are_not_rated():
+    assert rated_game(_played("solitaire", 1, 2, bots="greedy", seeding="fixed").envelopes) is None
+    sim = _played("free-parking", 2, 2)
+    assert rated_game(sim.envelopes[: len(sim.envelopes) // 2]) is None
+
+
+def _game(game_id: str, at: int, *places: tuple[str | None, int]) -> RatedGame:
+    return RatedGame(game_id=game_id, kind="free-parking", finished_at=at, version=10,
+                     places=tuple(Place(seat=i, rank=rank, rated_id=who, name=who or "guest")
+                                  for i, (who, rank) in enumerate(places)))
+
+
+def test_one_game_is_openskill_plackett_luce_with_its_defaults():
+    ratings = fold([_game("a", 1, ("ann", 2), ("bob", 1), (None, 3))])
+    model = PlackettLuce()
+    [[ann], [bob], _] = model.rate([[model.rating()], [model.rating()], [model.rating()]], ranks=[2, 1, 3])
+    got = {r.rated_id: (r.mu, r.sigma, r.games) for r in ratings.table("free-parking")}
+    assert got == {"ann": (ann.mu, ann.sigma, 1), "bob": (bob.mu, bob.sigma, 1)}  # the guest has no rating
+    assert ratings.table("free-parking")[0].shown == bob.mu - 3 * bob.sigma
+
+
+def test_a_bot_kind_holding_several_seats_plays_as_it_stands_and_keeps_its_rating():
+    first = _game("a", 1, ("bot:greedy", 1), ("ann", 2))
+    both = _game("b", 2, ("bot:greedy", 1), ("ann", 2), ("bot:greedy", 3))
+    ratings = fold([first, both])
+    after_first = fold([first]).kinds["free-parking"]
+    table = ratings.kinds["free-parking"]
+    assert table["bot:greedy"] == after_first["bot:greedy"]
+    assert table["ann"].games == 2 and table["ann"].mu != after_first["ann"].mu
+
+
+def test_the_fold_follows_the_order_games_finished_not_the_order_given():
+    games = [_game(f"g{i}", at, ("ann", 1 + i % 2), ("bob", 2 - i % 2)) for i, at in enumerate([5, 1, 3, 3])]
+    assert fold(games).ranked("free-parking") == fold(reversed(games)).ranked("free-parking")
+    in_order = Ratings()
+    for g in sorted(games, key=lambda g: (g.finished_at, g.game_id)):
+        in_order.add(g)
+    assert in_order.ranked("free-parking") == fold(games).ranked("free-parking")
+    with pytest.raises(ValueError):
+        in_order.add(_game("g0", 0, ("ann", 1), ("bob", 2)))  # finished before the last one folded: fold again
+
+
+def test_a_game_closed_idle_is_not_rated():
+    from service.events.common import Close
+
+    sim = new_game("free-parking", 2, bytes([4]) * 32, "g-idle", ["greedy"] * 2, seeding="combined")
+    for _, _ in zip(range(6), play(sim, ["greedy"] * 2, random.Random(4)), strict=False):
+        pass
+    day = 86_400_000
+    sim.envelopes += sim.game.play(Close(idle_ms=day, since=sim.game.last_at), None, sim.game.last_at + day)
+    assert any(e.type == "game_closed" for e in sim.envelopes)
+    assert rated_game(sim.envelopes) is None
+
+
+def test_a_tournament_game_ranks_by_the_cumulative_total():
+    sim = _played("free-parking", 3, 5, mode="tournament")
+    s = sim.game.state
+    game = rated_game(sim.envelopes)
+    assert any(e.type == "round_ended" for e in sim.envelopes)
+    assert game.places[s.winner].rank == 1
+    for a in game.places:
+        for b in game.places:
+            if s.winner not in (a.seat, b.seat):
+                assert (a.rank < b.rank) == (s.seats[a.seat].total > s.seats[b.seat].total)

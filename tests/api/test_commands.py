@@ -315,7 +315,8 @@ async def test_two_workers_racing_on_one_redis_accept_one_command_per_version(tw
         seat = v["pending"]["seat"] if v["pending"] else v["turn"]
         v = await view(one if n % 2 else two, game_id, tokens[seat])
         moves = playable(v["legal"])
-        rs = await asyncio.gather(post(one, game_id, tokens[seat], moves[0]), post(two, game_id, tokens[seat], moves[-1]))
+        rs = await asyncio.gather(post(one, game_id, tokens[seat], moves[0]),
+                                  post(two, game_id, tokens[seat], moves[-1]))
         for r in rs:
             assert r.status_code in (200, 422), r.text
             if r.status_code == 200:

@@ -13,7 +13,9 @@ import pytest
 from service.api.games import Games
 from service.api.runner import Runner
 from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings
-from tests.api.helpers import TIME_EXPIRES_SEED, log_of, pick, playable, seeded_game, time_expires_pending, verified, view, wait_for
+from tests.api.helpers import (
+    TIME_EXPIRES_SEED, log_of, pick, playable, seeded_game, time_expires_pending, verified, view, wait_for,
+)
 from tests.http import serving
 from tests.stores import drop_namespace_at
 

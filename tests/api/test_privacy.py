@@ -129,7 +129,8 @@ async def test_before_the_end_a_commands_answer_shows_only_the_callers_own_thing
         v = await view(api, game_id, headers["authorization"].split()[1])
         if not playable(v["legal"]):
             continue
-        r = await api.post(f"/games/{game_id}/commands", json=dict(playable(v["legal"])[-1], expected_version=v["version"]), headers=headers)
+        body = dict(playable(v["legal"])[-1], expected_version=v["version"])
+        r = await api.post(f"/games/{game_id}/commands", json=body, headers=headers)
         assert r.status_code == 200, r.text
         now = await truth(api, game_id)
         assert_private(r.content, now, r.json()["view"]["seat"], f"the answer to {label}")

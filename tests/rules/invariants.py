@@ -428,7 +428,8 @@ def play_checked(
 
     for env in list(sim.envelopes):
         absorb(env)
-    for env in play(sim, bots, random.Random(rnd_seed), timeouts=timeouts, turn_timeouts=turn_timeouts, resigns=resigns):
+    rnd = random.Random(rnd_seed)
+    for env in play(sim, bots, rnd, timeouts=timeouts, turn_timeouts=turn_timeouts, resigns=resigns):
         absorb(env)
     if check:
         checker.finished(shadow, out.events, seed)

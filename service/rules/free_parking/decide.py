@@ -415,7 +415,8 @@ def _last_one_wins(b: Batch) -> bool:
 def _resign(b: Batch, c: ev.Resign, seat: int | None) -> None:
     """RULES.md §1 "Resigning": the seat is out at once and for good, as a forfeited one is. One seat left in wins;
     else a wait on the resigned seat closes as if it had accepted (``_resolve`` answers for an out seat), a trade of
-    places it was part of is void, it can no longer be named a target, and its turn, if it was on turn, passes once no action is left in play."""
+    places it was part of is void, it can no longer be named a target, and its turn, if it was on turn, passes once
+    no action is left in play."""
     seat = _a_seat(seat)
     _in_play(b.state)
     player, p = b.state.seats[seat].player, b.state.pending

@@ -350,6 +350,9 @@ function keepFocus(root, build) {
   try { if (key.start != null) el.setSelectionRange(key.start, key.end); } catch { /* number inputs have no selection */ }
 }
 
+const RESIGN_WORDS = "It is bankruptcy to the bank: your buildings are sold back, your cash goes to the bank and your "
+  + "properties are auctioned.";
+
 function render(root, view, ctx) {
   root.dataset.version = view.version;
   if (!view.board || !view.seats) {
@@ -363,7 +366,7 @@ function render(root, view, ctx) {
       h("div.mono-side-col", {},
         ...[forfeitWarningEl(view, ctx, view.seats[view.seat], FORFEIT_WORDS),
             debtsEl(view, ctx), offerEl(view, ctx), auctionEl(view, ctx), shortageEl(view, ctx), movesEl(view, ctx),
-            resignEl(view, ctx, redraw, "It is bankruptcy to the bank: your buildings are sold back, your cash goes to the bank and your properties are auctioned."),
+            resignEl(view, ctx, redraw, RESIGN_WORDS),
             tradesEl(view, ctx), tradeFormEl(view, ctx, redraw),
             h("div.mono-players", {}, view.seats.map((p) => playerEl(view, ctx, p, redraw))), logPanel(view, ctx)].filter(Boolean)))));
 }

@@ -64,3 +64,24 @@ async def test_resigning_with_one_seat_left_ends_the_game_and_the_bot_wins(live,
     assert v["status"] == "finished" and v["winner"] == 1
     await page.locator("#table .badge.done", has_text="Winner:").wait_for()
     assert not page.errors, page.errors
+
+
+async def test_resigning_monopoly_against_a_bot_is_bankruptcy_to_the_bank_and_the_bot_wins(live, browser):  # noqa: F811
+    page = await open_page(browser, live)
+    token = await register(page, "Ann")
+    await page.select_option("#create-form select[name=kind]", "monopoly")
+    await page.fill("#create-form input[name=seats]", "2")
+    await page.click("#create-form button[type=submit]")
+    await page.wait_for_selector("#add-bot")
+    await page.click("#fill-bots")
+    await page.wait_for_selector("#table .mono-board")
+    game_id = page.url.rsplit("/", 1)[-1]
+    await page.click("#table #resign")
+    assert "bankruptcy to the bank" in await page.inner_text("#resign-confirm")
+    await page.click("#resign-yes")
+    await page.locator("#move-log li", has_text="Ann resigns: bankrupt to the bank").wait_for(timeout=20_000)
+    v = (await live.get(f"/games/{game_id}", headers=bearer(token))).json()
+    assert v["seats"][0]["resigned"] and v["seats"][0]["bankrupt"]
+    assert v["status"] == "finished" and v["winner"] == 1 and v["end_reason"] == "last_player"
+    await page.wait_for_selector("#table .mono-player .resigned-tag")
+    assert not page.errors, page.errors

@@ -27,6 +27,7 @@ from typing import Any
 import msgspec
 
 from service.events import monopoly as mono
+from service.rules.resign import playing_on
 
 ANSWERS = (mono.Bid, mono.PassBid, mono.ClaimBuildings, mono.AcceptTrade, mono.RejectTrade)
 """Monopoly's answers: what a seat says when a wait asks it (legal.py's ``_answers``, less withdrawing one's own
@@ -67,8 +68,8 @@ def _off_turn_opened(rules: Any, before: Any, after: Any, seat: int) -> bool:
     """The card game's rule (and any kind's but Monopoly's): a legal command ``seat`` did not have, off its turn."""
     if getattr(after, "turn_seat", None) == seat:
         return False
-    has = rules.legal_commands(after, seat)
-    return bool(has) and _fresh(rules.legal_commands(before, seat), has)
+    has = playing_on(rules.legal_commands(after, seat))  # resign is no chance a bot's move could close
+    return bool(has) and _fresh(playing_on(rules.legal_commands(before, seat)), has)
 
 
 def _monopoly_opened(rules: Any, before: Any, after: Any, seat: int) -> bool:

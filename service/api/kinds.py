@@ -78,20 +78,23 @@ KINDS: dict[str, Kind] = {name: _kind(name, rules) for name, rules in sorted(GAM
 
 
 def _check_tags() -> None:
-    """One command tag names one command across every kind: the documented body is one union of them all."""
-    seen: dict[str, str] = {}
+    """One command tag names one command across every kind: the documented body is one union of them all. A command
+    several kinds share (``resign``) is one struct, the same in each."""
+    seen: dict[str, tuple[str, type]] = {}
     for kind in KINDS.values():
         for command in kind.commands:
             tag = command.__struct_config__.tag
-            assert tag not in seen, f"command {tag!r} is both {seen[tag]}'s and {kind.name}'s: rename one"
-            seen[tag] = kind.name
+            other = seen.setdefault(tag, (kind.name, command))
+            assert other[1] is command, f"command {tag!r} is both {other[0]}'s and {kind.name}'s: rename one"
 
 
 _check_tags()
 
-ALL_COMMANDS = tuple(c for kind in KINDS.values() for c in kind.commands)
+ALL_COMMANDS = tuple(dict.fromkeys(c for kind in KINDS.values() for c in kind.commands))
 BOT_NAMES = tuple(sorted({b for kind in KINDS.values() for b in kind.bots}))
-KIND_OF_TAG = {c.__struct_config__.tag: kind.name for kind in KINDS.values() for c in kind.commands}
+_SHARED = {c for c in ALL_COMMANDS if sum(c in kind.commands for kind in KINDS.values()) > 1}
+KIND_OF_TAG = {c.__struct_config__.tag: kind.name for kind in KINDS.values() for c in kind.commands if c not in _SHARED}
+"""The one kind a command's tag belongs to (a shared command, sent to any game, is that game's own)."""
 _decoders = {name: msgspec.json.Decoder(kind.command_union) for name, kind in KINDS.items()}
 
 

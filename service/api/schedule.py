@@ -16,6 +16,7 @@ from service.bots.sight import bot_move
 from service.events.base import BotParams
 from service.events.common import Close, Timeout
 from service.rules.engine import Game
+from service.rules.resign import bot_legal
 
 from . import chances
 
@@ -59,7 +60,7 @@ def _bot_plays_on(game: Game, bots: dict[int, str]) -> bool:
     """Whether a bot's turn goes on past a wait on people that holds up nothing (a Monopoly trade offer): the bot
     whose turn it is has something to do, and does it now rather than at the offer's deadline."""
     s = game.state
-    return not holds_up(s) and s.turn_seat in bots and bool(game.rules.legal_commands(s, s.turn_seat))
+    return not holds_up(s) and s.turn_seat in bots and bool(bot_legal(game.rules, s, s.turn_seat))
 
 
 def pace(game: Game, bot_delay_ms: int, human_pace_ms: int, chance_ms: int = 0, before: object | None = None) -> int:
@@ -102,7 +103,7 @@ def due_at(
         if _waits_on(pending, bots) or _bot_plays_on(game, bots):
             return now + bot_delay_ms
         return min(pending.deadline_at, turn) if turn is not None else pending.deadline_at
-    if any(rules.legal_commands(s, seat) for seat in bots):
+    if any(bot_legal(rules, s, seat) for seat in bots):
         return now + bot_delay_ms
     return turn
 

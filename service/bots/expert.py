@@ -26,6 +26,7 @@ import service.rules.free_parking as rules
 from service.events import free_parking as ev
 from service.rules.free_parking import cards
 from service.rules.free_parking.state import State
+from service.rules.resign import playing_on
 
 from . import worlds
 from .free_parking import GreedyBot
@@ -143,7 +144,7 @@ def candidates(s: State, seat: int, legal: list[msgspec.Struct]) -> list[msgspec
     see), swaps of three reduced to the two of the least useful cards, and ``None`` where the seat may let the
     moment pass (an interrupt it owes no one)."""
     seen: dict[Hashable, msgspec.Struct] = {}
-    for c in legal:
+    for c in playing_on(legal):  # bots never resign (RULES.md §4)
         seen.setdefault(_same(c), c)
     options: list[msgspec.Struct | None] = list(seen.values())
     swaps = [c for c in options if isinstance(c, ev.SwapThree)]

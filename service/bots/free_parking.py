@@ -9,6 +9,7 @@ import msgspec
 from service.events import free_parking as ev
 from service.rules.free_parking import cards
 from service.rules.free_parking.state import State
+from service.rules.resign import playing_on
 
 
 class RandomBot:
@@ -18,6 +19,7 @@ class RandomBot:
     name = "random"
 
     def choose(self, s: State, seat: int, legal: list[msgspec.Struct], rnd: random.Random) -> msgspec.Struct | None:
+        legal = playing_on(legal)  # bots never resign (RULES.md §4)
         if not legal:
             return None
         if s.pending is None and seat != s.turn_seat and rnd.random() >= 0.3:
@@ -34,6 +36,7 @@ class GreedyBot:
     name = "greedy"
 
     def choose(self, s: State, seat: int, legal: list[msgspec.Struct], rnd: random.Random) -> msgspec.Struct | None:
+        legal = playing_on(legal)  # bots never resign (RULES.md §4)
         if not legal:
             return None
         by_type: dict[type, list[msgspec.Struct]] = {}

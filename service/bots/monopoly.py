@@ -40,6 +40,7 @@ from service.rules.monopoly.board import (
 from service.rules.monopoly.mortgages import lift_cost
 from service.rules.monopoly.state import State
 from service.rules.monopoly.worth import tax_worth
+from service.rules.resign import playing_on
 
 from . import monopoly_trading as trading
 
@@ -104,6 +105,7 @@ class RandomBot:
         return False
 
     def choose(self, s: State, seat: int, legal: list[Command], rnd: random.Random) -> Command | None:
+        legal = playing_on(legal)  # bots never resign (RULES.md §4)
         if not legal:
             return None
         options = by_type(legal)
@@ -259,6 +261,7 @@ class StrategicBot:
         return amount
 
     def choose(self, s: State, seat: int, legal: list[Command], rnd: random.Random) -> Command | None:
+        legal = playing_on(legal)  # bots never resign (RULES.md §4)
         if not legal:
             return None
         options = by_type(legal)

@@ -21,6 +21,8 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
+from service.rules.resign import bot_legal
+
 from . import worlds
 from .turns import order
 
@@ -65,7 +67,7 @@ def decide(bot: Any, rules: Any, s: Any, seat: int, game_key: str) -> msgspec.St
     world = world_of(rules.KIND, s, seat, random.Random(rnd.getrandbits(64)))
     if getattr(bot, "omniscient", False) or getattr(bot, "open_hands", False):
         world = s  # the league's ceilings (service/league/games.py), told the true table: no game may seat them
-    legal = rules.legal_commands(world, seat)
+    legal = bot_legal(rules, world, seat)
     return bot.choose(world, seat, legal, rnd) if legal else None
 
 

@@ -7,6 +7,8 @@ from typing import Any
 
 import msgspec
 
+from service.rules.resign import bot_legal
+
 
 def awaited(pending: Any) -> tuple[int, ...]:
     """The seats a wait is on: a Monopoly auction or building shortage awaits several at once (its ``seats``, the
@@ -38,7 +40,7 @@ def next_move(
     for seat in order(s):
         if seats is not None and seat not in seats:
             continue
-        legal = rules.legal_commands(s, seat)
+        legal = bot_legal(rules, s, seat)
         command = bots[seat].choose(s, seat, legal, rnd) if legal else None
         if command is not None:
             return seat, command

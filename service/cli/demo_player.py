@@ -118,6 +118,7 @@ def choose(v: dict, rnd: random.Random) -> dict | None:
     pending = v.get("pending")
     if (pending["seat"] if pending else v.get("turn")) != v["seat"]:
         return None  # a card playable out of turn is there too: this player waits for its turn
+    legal = [c for c in legal if c["type"] != "resign"]  # the demo plays a game to its end: it never resigns
     kinds = sorted({c["type"] for c in legal})
     kind = rnd.choices(kinds, [SCORING.get(k, 1) for k in kinds])[0]
     return rnd.choice([c for c in legal if c["type"] == kind])

@@ -92,6 +92,11 @@ class Timeout(Command, tag="timeout"):
     """Server only: a wait's deadline passed; the server answers on the waiting seat's behalf."""
 
 
+class Resign(Command, tag="resign"):
+    """A player leaves the game for good, at any moment their seat is still in (RULES.md §1 and §3 "Resigning";
+    the solitaire's player gives up the deal). One command shared by every kind: one tag, one documented body."""
+
+
 class Close(Command, tag="close"):
     """Server only: nobody joined or moved since ``since`` (the time of the game's last event) for ``idle_ms``; the
     rules accept it once ``at >= since + idle_ms``, so a replay re-decides it from the log alone. The fields default,

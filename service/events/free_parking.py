@@ -13,6 +13,7 @@ from .common import (
     Create,
     GameClosed,
     GameCreatedBase,
+    Resign,
     Seat,
     SeatTaken,
     SeedRevealed,
@@ -173,12 +174,14 @@ class Accepted(Event, tag="accepted"):
 
 
 class Chosen(Event, tag="chosen"):
-    """A choice made: by the seat, by the server on timeout, or forced when only one option existed."""
+    """A choice made: by the seat, by the server on timeout or for a seat that resigned, or forced when only one
+    option existed."""
 
     seat: int
     choice: Literal["target", "card", "position"]
     value: int | str
-    how: Literal["seat", "timeout", "only_option"] = "seat"
+    how: Literal["seat", "timeout", "only_option", "resigned"] = "seat"
+    """``resigned``: the seat resigned while the choice was its to make, and the server made it (its default)."""
 
 
 class MeterSet(Event, tag="meter_set"):
@@ -240,6 +243,15 @@ class SeatForfeited(Event, tag="seat_forfeited"):
     missed: int
 
 
+class SeatResigned(Event, tag="seat_resigned"):
+    """The player resigned (``resign``): the seat is out exactly as a forfeited one is — its turns are skipped, it is
+    no one's target, its hand stays face down out of play and its Point cards (and total) stay as they are. Never
+    undone."""
+
+    seat: int
+    player: Player
+
+
 class RoundEnded(Event, tag="round_ended"):
     """Tournament mode: a seat reached 150; each seat's round score (its Point cards, +25 for ``seat``) is added to
     its player's cumulative total. Per seat, in seat order."""
@@ -285,6 +297,7 @@ FreeParkingEvent = (
     | TurnEnded
     | TurnTimedOut
     | SeatForfeited
+    | SeatResigned
     | RoundEnded
     | GameWon
     | SeedRevealed
@@ -365,6 +378,7 @@ FreeParkingClientCommand = (
     | TalkOut
     | Accept
     | Choose
+    | Resign
 )
 """What a seat may send (the request body of ``POST /games/{id}/commands``)."""
 

@@ -17,6 +17,7 @@ from .common import (
     Create,
     GameClosed,
     GameCreatedBase,
+    Resign,
     SeatTaken,
     SeedRevealed,
     TakeSeat,
@@ -351,6 +352,14 @@ class SeatForfeited(Event, tag="seat_forfeited"):
     missed: int
 
 
+class SeatResigned(Event, tag="seat_resigned"):
+    """The player resigned (``resign``): out, bankrupt to the bank exactly as a forfeit (``went_bankrupt`` follows);
+    what they were part of — their bids, trade offers, debts — lapses first. Never undone."""
+
+    seat: int
+    player: Player
+
+
 class GameEnded(Event, tag="game_ended"):
     """Won by the last player left, or after ``max_rounds`` by the largest worth (ties: the most cash, then the
     earliest seat). ``worth`` per seat, 0 for the bankrupt."""
@@ -399,6 +408,7 @@ MonopolyEvent = (
     | TurnEnded
     | TurnTimedOut
     | SeatForfeited
+    | SeatResigned
     | GameEnded
     | SeedRevealed
     | GameClosed
@@ -515,6 +525,7 @@ MonopolyClientCommand = (
     | RejectTrade
     | WithdrawTrade
     | DeclareBankruptcy
+    | Resign
 )
 
 MonopolyCommand = MonopolyClientCommand | Create | TakeSeat | Timeout | Close

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from .base import Command, Config, Event
-from .common import Close, Create, GameClosed, GameCreatedBase, SeatTaken, SeedRevealed, TakeSeat
+from .common import Close, Create, GameClosed, GameCreatedBase, Resign, SeatTaken, SeedRevealed, TakeSeat
 
 CardText = Annotated[str, msgspec.Meta(pattern="^[A23456789TJQK][CDHS]$")]
 RowIndex = Annotated[int, msgspec.Meta(ge=0, le=3)]
@@ -110,10 +110,6 @@ class Redeal(Command, tag="redeal"):
 
 
 class Undo(Command, tag="undo"):
-    pass
-
-
-class Resign(Command, tag="resign"):
     pass
 
 

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from service.bots import Bot, bot, params_of, seated
 from service.bots.sight import SIGHTED, bot_move
 from service.events.base import Player
-from service.events.common import Create, Seeding, TakeSeat, Timeout
+from service.events.common import Create, Resign, Seeding, TakeSeat, Timeout
 from service.events.envelope import Envelope
 from service.rules.engine import Game, rules_for
+from service.rules.resign import is_resign
 
 START_AT = 1_767_225_600_000  # 2026-01-01T00:00:00Z: simulated games keep a fixed clock so they replay byte for byte
 STEP_MS = 1_000
@@ -73,6 +74,7 @@ def play(
     max_commands: int = 20_000,
     players: list[Bot] | None = None,
     bot_key: str | None = None,
+    resigns: float = 0.0,
 ) -> Iterator[Envelope]:
     """Play until the game ends; with ``timeouts`` > 0 that share of waits is left to the server's deadline, and with
     ``turn_timeouts`` > 0 that share of turns with a turn clock (option ``turn_seconds``) to the server's default.
@@ -82,7 +84,9 @@ def play(
     places moves that player (as the service's bots do): a bot that stayed with its seat would play its opponent's
     game after a trade, and a league would credit it with the other bot's play. Each bot is asked as the service asks
     it (``service/bots/sight.py``): on a world of its own seat, with randomness drawn from ``bot_key`` (the game's id
-    by default: two games played with one key and one seed are played alike)."""
+    by default: two games played with one key and one seed are played alike). With ``resigns`` > 0, that share of
+    moments a seat still in resigns (bots never resign: this is for tests of the rule; 0 draws nothing, so a game
+    without it plays as it always did)."""
     rules = sim.game.rules
     players = players or [bot(rules.KIND, name) for name in bots]
     playing = {st.player: p for st, p in zip(sim.game.state.seats, players, strict=True)}
@@ -100,6 +104,11 @@ def play(
             sim.at = max(sim.at, due - STEP_MS)
             yield from sim.send(Timeout(), None)
             continue
+        if resigns and rnd.random() < resigns:
+            can = [q for q in range(len(s.seats)) if any(is_resign(c) for c in rules.legal_commands(s, q))]
+            if can:
+                yield from sim.send(Resign(), rnd.choice(can))
+                continue
         move = bot_move(rules, s, dict(enumerate(seated(playing, s))), bot_key or sim.game.game_id)
         if move is None:
             raise RuntimeError(f"no seat can act at version {s.version}")

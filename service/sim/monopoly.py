@@ -29,6 +29,7 @@ from service.events.base import Player
 from service.events.common import Create, TakeSeat, Timeout
 from service.rules import monopoly as rules
 from service.rules.monopoly.board import JAIL, SQUARES
+from service.rules.resign import playing_on
 
 START_AT = 1_767_225_600_000
 STEP_MS = 1_000
@@ -149,14 +150,14 @@ def next_actor(rules, s, bots: list, rnd: random.Random, out_of_turn: bool) -> t
     p = s.pending
     if p is not None:
         for seat in p.seats:
-            command = bots[seat].choose(s, seat, rules.legal_commands(s, seat), rnd)
+            command = bots[seat].choose(s, seat, playing_on(rules.legal_commands(s, seat)), rnd)
             if command is not None:
                 return seat, command
         if s.blocked:
             return None
     order = [q for q in s.opponents(s.turn_seat) if not bots[q].quiet(s, q, rnd)] if out_of_turn else []
     for seat in [*order, s.turn_seat]:
-        command = bots[seat].choose(s, seat, rules.legal_commands(s, seat), rnd)
+        command = bots[seat].choose(s, seat, playing_on(rules.legal_commands(s, seat)), rnd)
         if command is not None:
             return seat, command
     return None

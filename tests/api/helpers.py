@@ -41,9 +41,16 @@ WEIGHTS = {"free_parking": 8, "run_errand": 8, "feed_meter": 4, "officer_jones":
            "time_expires": 1, "draw_second_chance": 1, "swap_three": 0.5, "discard": 0.5}
 
 
+def playable(legal: list[dict]) -> list[dict]:
+    """``legal`` less ``resign``: what a seat may do to play the game on (every seat still in may resign at any
+    moment, so a non-empty ``legal`` no longer says that a seat has a move; these tests never resign by chance)."""
+    return [c for c in legal if c["type"] != "resign"]
+
+
 def pick(legal: list[dict], rnd: random.Random) -> dict:
-    """A command from ``legal``: a kind of command first (scoring kinds more often, so games end sooner),
-    then one of that kind at random."""
+    """A command from ``legal`` other than ``resign``: a kind of command first (scoring kinds more often, so games end
+    sooner), then one of that kind at random."""
+    legal = playable(legal)
     kinds = sorted({c["type"] for c in legal})
     kind = rnd.choices(kinds, [WEIGHTS.get(k, 1) for k in kinds])[0]
     return rnd.choice([c for c in legal if c["type"] == kind])
@@ -65,10 +72,10 @@ async def play_from_legal(api: httpx.AsyncClient, game_id: str, tokens: list[str
         v = await view(api, game_id, seat_token[actor])
         if v["pending"] is None and step % 5 == 0:
             others = [await view(api, game_id, t) for s, t in seat_token.items() if s != actor]
-            interrupts = [o for o in others if o["legal"]]
+            interrupts = [o for o in others if playable(o["legal"])]
             if interrupts and rnd.random() < 0.5:
                 v = rnd.choice(interrupts)
-        assert v["legal"], f"seat {v['seat']} has no legal command at version {v['version']}"
+        assert playable(v["legal"]), f"seat {v['seat']} has no legal command at version {v['version']}"
         command = dict(pick(v["legal"], rnd), expected_version=v["version"])
         r = await api.post(f"/games/{game_id}/commands", json=command, headers=bearer(seat_token[v["seat"]]))
         statuses[r.status_code] = statuses.get(r.status_code, 0) + 1

@@ -13,7 +13,9 @@ import pytest
 from service.api.games import Games
 from service.api.runner import Runner
 from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings
-from tests.api.helpers import TIME_EXPIRES_SEED, log_of, pick, seeded_game, time_expires_pending, verified, view, wait_for
+from tests.api.helpers import (
+    TIME_EXPIRES_SEED, log_of, pick, playable, seeded_game, time_expires_pending, verified, view, wait_for,
+)
 from tests.http import serving
 from tests.stores import drop_namespace_at
 
@@ -150,7 +152,7 @@ async def test_a_guest_among_bots_plays_and_the_bots_answer_by_themselves(api):
         if v["status"] == "finished":
             break
         before = v["version"]
-        while v["legal"] and v["status"] != "finished":
+        while playable(v["legal"]) and v["status"] != "finished":
             command = next((c for c in v["legal"] if c["type"] == "end_turn"), None) if v["phase"] == "after_main" else None
             command = command or pick(v["legal"], rnd)
             r = await api.post(f"/games/{game_id}/commands", json=dict(command, expected_version=v["version"]), headers=bearer(token))
@@ -174,7 +176,7 @@ async def _when_seat_may_act(api, game_id, token):
     if v["status"] == "finished":
         return v
     mine = v["pending"]["seat"] == v["seat"] if v["pending"] else v["turn"] == v["seat"]
-    return v if mine and v["legal"] else None
+    return v if mine and playable(v["legal"]) else None
 
 
 @pytest.mark.parametrize("bots", [("greedy", "greedy"), ("random", "greedy", "random")])

@@ -28,11 +28,11 @@ ROUTES = [
     ("get", "/healthz", False, "200", "application/json"),
 ]
 COMMANDS = {"feed_meter", "run_errand", "free_parking", "time_expires", "swap_three", "discard", "draw_second_chance",
-            "end_turn", "officer_jones", "talk_out", "accept", "choose"}
+            "end_turn", "officer_jones", "talk_out", "accept", "choose", "resign"}
 SOLITAIRE_COMMANDS = {"move", "redeal", "undo", "resign"}
 MONOPOLY_COMMANDS = {"roll", "pay_fine", "use_jail_card", "buy", "decline", "choose_tax", "bid", "pass_bid", "build",
                      "claim_buildings", "sell_building", "mortgage", "lift_mortgage", "offer_trade", "accept_trade",
-                     "reject_trade", "withdraw_trade", "declare_bankruptcy"}
+                     "reject_trade", "withdraw_trade", "declare_bankruptcy", "resign"}  # resign: one command, every kind
 VIEW_FIELDS = {"game_id", "kind", "status", "version", "head", "seat", "turn", "phase", "players", "you", "pending", "legal", "winner"}
 SOLITAIRE_VIEW_FIELDS = {"game_id", "kind", "status", "version", "head", "seat", "layout", "runs", "redeals_left", "hint", "legal"}
 MONOPOLY_VIEW_FIELDS = {"game_id", "kind", "status", "version", "head", "seat", "seats", "board", "houses", "hotels", "turn_seat",

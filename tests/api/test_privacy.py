@@ -19,7 +19,7 @@ import pytest
 
 from service.bots import bot, next_move
 from tests.api.conftest import ADMIN_HEADERS, bearer
-from tests.api.helpers import card_of, drive, find_seed, holds, log_of, seeded_game, view
+from tests.api.helpers import card_of, drive, find_seed, holds, log_of, playable, seeded_game, view
 
 SEATS = 3
 SEED = find_seed(holds("M"), seats=SEATS)
@@ -127,9 +127,10 @@ async def test_before_the_end_a_commands_answer_shows_only_the_callers_own_thing
         if seat is None:
             continue
         v = await view(api, game_id, headers["authorization"].split()[1])
-        if not v["legal"]:
+        if not playable(v["legal"]):
             continue
-        r = await api.post(f"/games/{game_id}/commands", json=dict(v["legal"][-1], expected_version=v["version"]), headers=headers)
+        body = dict(playable(v["legal"])[-1], expected_version=v["version"])
+        r = await api.post(f"/games/{game_id}/commands", json=body, headers=headers)
         assert r.status_code == 200, r.text
         now = await truth(api, game_id)
         assert_private(r.content, now, r.json()["view"]["seat"], f"the answer to {label}")

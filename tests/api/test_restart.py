@@ -17,7 +17,7 @@ from replays.verify import verify
 from service.api.settings import Settings
 from service.cli import serve
 from service.events.export import load
-from tests.api.helpers import pick
+from tests.api.helpers import pick, playable
 from tests.servers import _children, _kill, free_port, wait_healthy
 
 ADMIN = "restart-admin"
@@ -61,7 +61,7 @@ def test_kill_9_mid_game_loses_nothing_acknowledged(tmp_path):
             while not stop.is_set():
                 try:
                     views = [client.get(f"/games/{game_id}", headers=_auth(t)).json() for t in tokens]
-                    token, v = next((t, v) for t, v in zip(tokens, views, strict=True) if v["legal"])
+                    token, v = next((t, v) for t, v in zip(tokens, views, strict=True) if playable(v["legal"]))
                     r = client.post(f"/games/{game_id}/commands", json=dict(pick(v["legal"], rnd), expected_version=v["version"]), headers=_auth(token))
                 except (httpx.HTTPError, StopIteration, ValueError):
                     return
@@ -211,7 +211,7 @@ def _someone_to_move(api: httpx.Client, game_id: str, tokens: list[str]) -> tupl
     views: list[dict] = []
     for _ in range(600):
         views = [api.get(f"/games/{game_id}", headers=_auth(t)).json() for t in tokens]
-        found = next(((t, v) for t, v in zip(tokens, views, strict=True) if v.get("legal")), None)
+        found = next(((t, v) for t, v in zip(tokens, views, strict=True) if playable(v.get("legal") or [])), None)
         if found is not None:
             return found
         time.sleep(0.05)

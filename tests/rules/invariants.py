@@ -372,6 +372,7 @@ def play_checked(
     rules_version: int | None = None,
     options: dict | None = None,
     turn_timeouts: float = 0.0,
+    resigns: float = 0.0,
 ) -> Played:
     """Play a seeded bot game (under the current rules unless ``rules_version`` names another); fold every envelope
     into a shadow table and check it after each event."""
@@ -427,7 +428,8 @@ def play_checked(
 
     for env in list(sim.envelopes):
         absorb(env)
-    for env in play(sim, bots, random.Random(rnd_seed), timeouts=timeouts, turn_timeouts=turn_timeouts):
+    rnd = random.Random(rnd_seed)
+    for env in play(sim, bots, rnd, timeouts=timeouts, turn_timeouts=turn_timeouts, resigns=resigns):
         absorb(env)
     if check:
         checker.finished(shadow, out.events, seed)

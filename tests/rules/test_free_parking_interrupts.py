@@ -106,7 +106,7 @@ def test_officer_jones_against_a_player_without_a_talk_card_still_waits_for_thei
     t = table(hands={0: ["OJ-1"], 2: ["M20-1"]}, meters={2: 0}, points={2: ["P30-1"]})
     t.play(ev.OfficerJones(card="OJ-1", target=2), 0)
     assert t.pending.kind == "respond" and t.pending.seat == 2
-    assert t.legal(2) == [ev.Accept()]
+    assert t.legal(2) == [ev.Accept(), ev.Resign()]
 
 
 # --- Talk Your Way Out of It -------------------------------------------------------------------------
@@ -124,7 +124,7 @@ def assert_talked_out(t, seat: int, talk: str, cancelled: str) -> None:
 def test_talk_out_cancels_officer_jones(table):
     t = table(hands={0: ["OJ-1"], 2: ["TW-1", "M20-1"]}, meters={2: 0}, points={2: ["P30-1", "P20-1"]})
     t.play(ev.OfficerJones(card="OJ-1", target=2), 0)
-    assert t.legal(2) == [ev.Accept(), ev.TalkOut(card="TW-1")]
+    assert t.legal(2) == [ev.Accept(), ev.TalkOut(card="TW-1"), ev.Resign()]
     t.play(ev.TalkOut(card="TW-1"), 2)
     assert_talked_out(t, 2, "TW-1", "OJ-1")
     assert t.seat(2).points == ("P30-1", "P20-1")
@@ -162,7 +162,7 @@ def test_talk_out_cancels_take_point_against_the_named_player(table):
 def test_the_drawer_may_talk_out_of_their_own_give_point(table):
     """This card cancels any action against you, including any Second Chance card you … draw."""
     t = drawn(table, "SC-give_point-1", hands={1: ["TW-3"]}, points={1: ["P40-1"]})
-    assert t.legal(1) == [ev.Accept(), ev.TalkOut(card="TW-3")]
+    assert t.legal(1) == [ev.Accept(), ev.TalkOut(card="TW-3"), ev.Resign()]
     t.play(ev.TalkOut(card="TW-3"), 1)
     assert_talked_out(t, 1, "TW-3", "SC-give_point-1")
     assert t.seat(1).points == ("P40-1",)
@@ -229,4 +229,4 @@ def test_talk_out_needs_a_talk_your_way_out_card(table):
     t.play(ev.OfficerJones(card="OJ-1", target=2), 0)
     assert t.refused(ev.TalkOut(card="OJ-2"), 2) == "wrong_card_kind"
     # one talk_out per Talk card held
-    assert t.legal(2) == [ev.Accept(), ev.TalkOut(card="TW-1"), ev.TalkOut(card="TW-2")]
+    assert t.legal(2) == [ev.Accept(), ev.TalkOut(card="TW-1"), ev.TalkOut(card="TW-2"), ev.Resign()]

@@ -207,14 +207,14 @@ def test_trade_places_asks_the_named_player_then_the_drawer(table):
     assert t.one(ev.ResponseAwaited) == ev.ResponseAwaited(
         seat=3, action="trade_places", by=1, card="SC-trade_places-1", deadline_at=t.deadline
     )
-    assert t.legal(3) == [ev.Accept()] and t.legal(1) == []
+    assert t.legal(3) == [ev.Accept(), ev.Resign()] and t.legal(1) == [ev.Resign()]
     t.play(ev.Accept(), 3)
     assert t.types() == [ev.Accepted, ev.ResponseAwaited]  # not traded yet: the drawer's answer is owed
     assert t.one(ev.ResponseAwaited) == ev.ResponseAwaited(
         seat=1, action="trade_places", by=1, card="SC-trade_places-1", deadline_at=t.deadline
     )
-    assert t.legal(1) == [ev.Accept(), ev.TalkOut(card="TW-1")]
-    assert [t.legal(seat) for seat in (0, 2, 3)] == [[], [], []]
+    assert t.legal(1) == [ev.Accept(), ev.TalkOut(card="TW-1"), ev.Resign()]
+    assert [t.legal(seat) for seat in (0, 2, 3)] == [[ev.Resign()]] * 3
     t.play(ev.Accept(), 1)
     assert t.types()[:3] == [ev.Accepted, ev.PlacesTraded, ev.ActionResolved]
 
@@ -238,7 +238,7 @@ def test_the_drawer_is_asked_about_their_own_trade_whether_or_not_they_hold_a_ta
     assert t.pending == Pending(seat=0, kind="respond", deadline_at=t.deadline)
     t.play(ev.Accept(), 0)
     assert t.pending == Pending(seat=1, kind="respond", deadline_at=t.deadline)
-    assert t.legal(1) == [ev.Accept()]
+    assert t.legal(1) == [ev.Accept(), ev.Resign()]
 
 
 @pytest.mark.parametrize("talker", ["named", "drawer"])

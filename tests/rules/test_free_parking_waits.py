@@ -45,19 +45,19 @@ def test_while_the_game_waits_only_the_target_may_act(table):
     assert t.refused(ev.FeedMeter(card="M30-1"), 2) == "answer_owed"
 
 
-def test_while_the_game_waits_every_other_seats_legal_is_empty(table):
+def test_while_the_game_waits_every_other_seat_may_only_resign(table):
     t = time_expires_on_seat_2(table)
-    assert t.legal(2) == [ev.Accept(), ev.TalkOut(card="TW-1")]
+    assert t.legal(2) == [ev.Accept(), ev.TalkOut(card="TW-1"), ev.Resign()]
     for seat in (0, 1, 3):
-        assert t.legal(seat) == []
-        assert view(t.state, seat).legal == []
+        assert t.legal(seat) == [ev.Resign()]  # only resigning, at any moment
+        assert view(t.state, seat).legal == [ev.Resign()]
 
 
 def test_a_choice_is_awaited_from_its_seat_alone_and_legal_lists_its_options(table):
     t = drawn(table, "SC-take_point-1", seats=4, points={2: ["P10-1"], 3: ["P20-1"]})
     assert t.pending.kind == "target" and t.pending.options == (2, 3)
-    assert t.legal(1) == [ev.Choose(target=2), ev.Choose(target=3)]
-    assert [t.legal(s) for s in (0, 2, 3)] == [[], [], []]
+    assert t.legal(1) == [ev.Choose(target=2), ev.Choose(target=3), ev.Resign()]
+    assert [t.legal(s) for s in (0, 2, 3)] == [[ev.Resign()]] * 3
     assert t.refused(ev.Choose(target=3), 2) == "awaiting_response"
 
 
@@ -275,7 +275,7 @@ def test_every_action_that_changes_something_waits_for_each_target_whether_or_no
     t = _opened(table, action)
     for seat in asked:
         assert t.pending is not None and (t.pending.kind, t.pending.seat) == ("respond", seat), (action, seat)
-        assert t.legal(seat) == [ev.Accept()]
+        assert t.legal(seat) == [ev.Accept(), ev.Resign()]
         t.play(ev.Accept(), seat)
         while t.pending is not None and t.pending.kind != "respond":  # a choice the action owes (card, target…)
             t.play(Timeout(), None, at=t.pending.deadline_at)

@@ -109,7 +109,7 @@ def candidates(s: State, seat: int, rnd: random.Random) -> list[msgspec.Struct]:
     pool = card_pool(s, seat, rnd)
     hand = list(s.seats[seat].hand) if 0 <= seat < s.n else []
     targets = range(8)  # every seat the schema allows, in range or not
-    out: list[msgspec.Struct] = [ev.Accept(), ev.DrawSecondChance(), ev.EndTurn(), Timeout(), Create()]
+    out: list[msgspec.Struct] = [ev.Accept(), ev.DrawSecondChance(), ev.EndTurn(), Timeout(), Create(), ev.Resign()]
     out.append(TakeSeat(player=Player(name="intruder")))
     for c in pool:
         out += [ev.FeedMeter(card=c), ev.RunErrand(card=c), ev.Discard(card=c), ev.TalkOut(card=c)]
@@ -213,14 +213,14 @@ def test_while_an_answer_is_awaited_only_that_seat_may_act(seats):
         for seat in range(seats):
             listed = legal_commands(s, seat)
             if seat != p.seat:
-                assert listed == [], f"seat {seat} may act while seat {p.seat} owes {p.kind}"
+                assert listed == [ev.Resign()], f"seat {seat} may act while seat {p.seat} owes {p.kind}"
             else:
                 assert listed
                 if p.kind == "respond":
                     talk = [c for c in s.seats[seat].hand if cards.kind_of(c) == "talk_your_way_out"]
-                    assert listed == [ev.Accept(), *(ev.TalkOut(card=c) for c in talk)]
+                    assert listed == [ev.Accept(), *(ev.TalkOut(card=c) for c in talk), ev.Resign()]
                 else:
-                    assert listed == [ev.Choose(**{p.kind: o}) for o in p.options]
+                    assert listed == [ev.Choose(**{p.kind: o}) for o in p.options] + [ev.Resign()]
 
 
 @pytest.mark.parametrize("seats", SEATS)

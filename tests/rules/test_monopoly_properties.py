@@ -114,11 +114,12 @@ def play_one(i: int) -> Checked:
 
 def play(
     i: int, rnd: random.Random, names: list[str], jail: str | None, rounds: int, timeouts: float = TIMEOUTS,
-    clock: dict | None = None, turn_timeouts: float = 0.0,
+    clock: dict | None = None, turn_timeouts: float = 0.0, resigns: float = 0.0,
 ) -> Checked:
     """Game ``i`` between the bots ``names`` (``jail``: their policy, ``None`` each one's default), to its end,
     checked after every event; a wait is left to the server's deadline with chance ``timeouts``, and with a turn
-    ``clock`` (options) a roll to the turn clock with chance ``turn_timeouts``."""
+    ``clock`` (options) a roll to the turn clock with chance ``turn_timeouts``; with chance ``resigns`` a player still in
+    resigns (bots never do: this is the test's own player)."""
     bots = [BOTS[n](jail or ("auto" if n == "strategic" else None)) for n in names]
     game = Checked(ev.MonopolyConfig(seats=len(names), max_rounds=rounds, **(clock or {})), seed_of(i))
     at = AT
@@ -138,6 +139,10 @@ def play(
         if due is not None and rnd.random() < turn_timeouts:
             at = max(at, due)
             game.send(Timeout(), None, at)
+            continue
+        can_resign = [q for q in range(s.n) if ev.Resign() in rules.legal_commands(s, q)] if resigns else []
+        if can_resign and rnd.random() < resigns:
+            game.send(ev.Resign(), rnd.choice(can_resign), at)
             continue
         move = next_actor(game.listed, s, bots, rnd, out_of_turn=True)
         if move is None:
@@ -311,3 +316,19 @@ def test_any_legal_command_keeps_every_invariant(seats, rounds, seed, data):
                 rules.run(s, ev.Roll(), seat, at)
             continue
         game.send(data.draw(st.sampled_from(legal)), seat, at)
+
+
+def test_bot_games_with_resignations_keep_every_invariant_and_replay():
+    """Players resign now and then — on turn or not, in an auction, a trade, a debt: every invariant holds after every
+    event, each game ends with one winner, and replays (re-decided from its export) to the same log."""
+    resigned = 0
+    for i in range(24):
+        rnd = random.Random(f"resign:{i}")
+        names = [rnd.choice(("random", "strategic")) for _ in range(2 + i % 5)]
+        game = play(i, rnd, names, None, rounds_of(i), resigns=0.004)
+        resigned += sum(isinstance(e, ev.SeatResigned) for e in game.events)
+        ended = [e for e in game.events if isinstance(e, ev.GameEnded)]
+        assert len(ended) == 1 and not game.s.seats[ended[0].winner].bankrupt
+        assert all(st.bankrupt for st in game.s.seats if st.resigned)
+        through_engine(i, game, exported=i % 6 == 0)
+    assert resigned >= 10

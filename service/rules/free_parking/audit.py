@@ -133,7 +133,8 @@ def _(e: ev.Accepted, who: Who = seat_words) -> str:
 
 @summary.register
 def _(e: ev.Chosen, who: Who = seat_words) -> str:
-    how = {"seat": "", "timeout": " (deadline passed; server's default)", "only_option": " (the only option)"}[e.how]
+    how = {"seat": "", "timeout": " (deadline passed; server's default)", "only_option": " (the only option)",
+           "resigned": " (resigned; server's default)"}[e.how]
     return f"{who(e.seat)} chooses {e.choice} {e.value}{how}"
 
 
@@ -187,6 +188,11 @@ def _(e: TurnClockRestarted, who: Who = seat_words) -> str:
 @summary.register
 def _(e: ev.SeatForfeited, who: Who = seat_words) -> str:
     return f"{who(e.seat)} ({e.player.name}) forfeits after {e.missed} missed turns"
+
+
+@summary.register
+def _(e: ev.SeatResigned, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} ({e.player.name}) resigns"
 
 
 @summary.register
@@ -329,6 +335,8 @@ class Log:
                 return f"time ran out: for {n(e.seat)}, the server chose {value}"
             if e.how == "only_option":
                 return f"{n(e.seat)}'s only choice: {value}"
+            if e.how == "resigned":
+                return f"{n(e.seat)} resigned: the server chose {value} for them"
             return f"{n(e.seat)} chooses {value}"
         if isinstance(e, ev.MeterSet):
             return f"{n(e.seat)}'s meter goes to {e.meter if e.meter else '0 (Violation)'} ({card_words(e.cause)})"
@@ -351,6 +359,8 @@ class Log:
             return f"time ran out: {n(e.seat)}'s turn was played for them: discarded {card_words(e.card)} ({missed})"
         if isinstance(e, ev.SeatForfeited):
             return f"{n(e.seat)} forfeits after {e.missed} missed turns"
+        if isinstance(e, ev.SeatResigned):
+            return f"{n(e.seat)} resigns"
         if isinstance(e, ev.GameWon):
             return f"{n(e.seat)} wins with {e.points} points"
         return summary(e, n)

@@ -181,6 +181,8 @@ def _check_win(b: Batch, seat: int) -> None:
     """The moment a seat's Point cards total 200 or more, its player wins — on their turn or not. In tournament
     mode, 150 ends the round instead."""
     st = b.state.seats[seat]
+    if st.forfeited:  # a resigned drawer may still be handed a Point card by its action: out, it wins nothing
+        return
     if b.state.config.mode == "tournament":
         if st.score >= cards.ROUND_POINTS:
             _end_round(b, seat)
@@ -395,11 +397,38 @@ def _turn_timeout(b: Batch) -> None:
     """The turn clock ran out (``clock``): the turn is played for its seat, or the seat forfeits; then the turn
     ends — or, one player left, that player wins (with their total in tournament mode)."""
     clock.time_out_turn(b)
+    if not _last_one_wins(b):
+        _end_turn(b)
+
+
+def _last_one_wins(b: Batch) -> bool:
+    """With one seat left in (the others forfeited or resigned), its player wins at once — with their cumulative
+    total in tournament mode. Whether they did."""
     s = b.state
-    if len(s.playing) == 1:
-        last = s.playing[0]
-        _won(b, last, s.seats[last].total if s.config.mode == "tournament" else s.seats[last].score)
-    else:
+    if len(s.playing) != 1:
+        return False
+    last = s.playing[0]
+    _won(b, last, s.seats[last].total if s.config.mode == "tournament" else s.seats[last].score)
+    return True
+
+
+def _resign(b: Batch, c: ev.Resign, seat: int | None) -> None:
+    """RULES.md §1 "Resigning": the seat is out at once and for good, as a forfeited one is. One seat left in wins;
+    else a wait on the resigned seat closes as if it had accepted (``_resolve`` answers for an out seat), a trade of
+    places it was part of is void, it can no longer be named a target, and its turn, if it was on turn, passes once
+    no action is left in play."""
+    seat = _a_seat(seat)
+    _in_play(b.state)
+    player, p = b.state.seats[seat].player, b.state.pending
+    assert player is not None
+    b.emit(ev.SeatResigned(seat=seat, player=player))
+    if _last_one_wins(b):
+        return
+    s = b.state
+    if s.action is not None:
+        if p is not None and (p.seat == seat or _void(s) or (p.kind == "target" and seat in p.options)):
+            _resolve(b)  # answered for it, void, or the choice of target asked again without it
+    elif s.turn_seat == seat:
         _end_turn(b)
 
 
@@ -418,13 +447,19 @@ def _resolve(b: Batch) -> None:
         s = b.state
         a = s.action
         assert a is not None
-        if not a.steps:
-            b.emit(ev.ActionResolved(card=a.card, cancelled=a.cancelled))
-            if a.kind not in ("officer_jones", "time_expires"):
-                _end_turn(b, _next_after_trade(s, a))  # a Second Chance card ends the turn once resolved
+        if not a.steps or _void(s):
+            void = bool(a.steps)
+            b.emit(ev.ActionResolved(card=a.card, cancelled=a.cancelled or void))
+            if a.kind not in ("officer_jones", "time_expires"):  # a Second Chance card ends the turn once resolved
+                _end_turn(b, None if void else _next_after_trade(s, a))
+            elif s.seats[s.turn_seat].forfeited:  # the seat on turn resigned meanwhile
+                _end_turn(b)
             return
         step = a.steps[0]
         kind, seat = actions.what(step), actions.who(s, step)
+        if s.seats[seat].forfeited and kind in ("respond", "target", "card", "position"):
+            _answer_for_out(b, kind, seat)
+            continue
         if kind == "respond":
             b.emit(ev.ResponseAwaited(seat=seat, action=a.kind, by=a.by, card=a.card, deadline_at=b.deadline))
             return
@@ -436,6 +471,32 @@ def _resolve(b: Batch) -> None:
             b.emit(ev.ChoiceAwaited(seat=seat, choice=kind, options=options, deadline_at=b.deadline))
             return
         _EFFECTS[kind](b, seat)
+
+
+def _void(s: State) -> bool:
+    """An action a resignation left with nothing to do ends at once, cancelled: a trade of places with a seat that
+    resigned (a live player must not be seated in its place), a Point card to take for a drawer that resigned (out,
+    it gains nothing), or a target to name when every seat it could name has resigned. None can happen without a
+    resignation."""
+    a = s.action
+    if a is None:
+        return False
+    out = s.seats[a.by].forfeited
+    if a.kind == "take_point" and out:
+        return True
+    if a.kind == "trade_places" and (out or (a.target is not None and s.seats[a.target].forfeited)):
+        return True
+    return bool(a.steps) and actions.what(a.steps[0]) == "target" and not actions.target_options(s)
+
+
+def _answer_for_out(b: Batch, kind: str, seat: int) -> None:
+    """A wait on a seat that resigned closes at once as if it had accepted, a choice with the server's default (the
+    first option, as on a timeout)."""
+    if kind == "respond":
+        b.emit(ev.Accepted(seat=seat))
+        return
+    options = _options(b.state, kind, seat)
+    b.emit(ev.Chosen(seat=seat, choice=kind, value=options[0], how="resigned"))  # type: ignore[arg-type]
 
 
 def _next_after_trade(s: State, a: Any) -> int | None:
@@ -528,4 +589,5 @@ _HANDLERS: dict[type, Callable[[Batch, Any, int | None], None]] = {
     ev.TalkOut: _talk_out,
     ev.Accept: _accept,
     ev.Choose: _choose,
+    ev.Resign: _resign,
 }

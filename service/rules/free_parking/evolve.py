@@ -263,6 +263,16 @@ def _(e: ev.SeatForfeited, s: State) -> State:
 
 
 @_apply.register
+def _(e: ev.SeatResigned, s: State) -> State:
+    """Out exactly as a forfeited seat is (``forfeited``), its resignation noted for the view and the standings. A
+    choice of target that offered it is withdrawn: ``decide`` asks it again without the seat."""
+    p = s.pending
+    if p is not None and p.kind == "target" and e.seat in p.options:
+        s = replace(s, pending=None)
+    return with_seat(s, e.seat, forfeited=True, resigned=True)
+
+
+@_apply.register
 def _(e: ev.GameWon, s: State) -> State:
     return replace(s, phase="finished", winner=e.seat, pending=None)
 

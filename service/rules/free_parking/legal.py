@@ -1,4 +1,7 @@
-"""``legal_commands``: exactly what a seat may send now — every listed command is accepted, and no other is."""
+"""``legal_commands``: exactly what a seat may send now — every listed command is accepted, and no other is.
+
+``resign`` is listed for every seat still in a game being played, on turn or not, even while the game waits on
+another seat (RULES.md §1 "Resigning"): it is always the last entry."""
 
 from __future__ import annotations
 
@@ -19,10 +22,11 @@ def legal_commands(s: State, seat: int) -> list[msgspec.Struct]:
     p = s.pending
     if p is not None:
         if p.seat != seat:
-            return []
+            return [ev.Resign()]
         if p.kind == "respond":
-            return [ev.Accept(), *(ev.TalkOut(card=c) for c in hand if cards.kind_of(c) == "talk_your_way_out")]
-        return [ev.Choose(**{p.kind: o}) for o in p.options]
+            talks = (ev.TalkOut(card=c) for c in hand if cards.kind_of(c) == "talk_your_way_out")
+            return [ev.Accept(), *talks, ev.Resign()]
+        return [*(ev.Choose(**{p.kind: o}) for o in p.options), ev.Resign()]
     out: list[msgspec.Struct] = []
     if seat == s.turn_seat:
         out += _main_plays(s, seat) if s.phase == "main" else []
@@ -31,6 +35,7 @@ def legal_commands(s: State, seat: int) -> list[msgspec.Struct]:
                 out.append(ev.DrawSecondChance())
             out.append(ev.EndTurn())
     out += _officer_jones(s, seat)
+    out.append(ev.Resign())  # at any moment the seat is still in, last: a bot never picks it (service/bots)
     return out
 
 

@@ -28,7 +28,10 @@ class SeatState(msgspec.Struct, frozen=True):
     missed: int = 0
     """Turns in a row the turn clock ran out on (the player's, like ``total``); reset when they play themselves."""
     forfeited: bool = False
-    """Out of the game after ``forfeit_after`` missed turns: its turns are skipped, it is no one's target."""
+    """Out of the game after ``forfeit_after`` missed turns, or resigned: its turns are skipped, it is no one's
+    target."""
+    resigned: bool = False
+    """Out because its player resigned (``forfeited`` is set too: one way out, whichever the cause)."""
 
     @property
     def score(self) -> int:

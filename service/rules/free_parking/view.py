@@ -41,6 +41,8 @@ class PlayerView(msgspec.Struct, kw_only=True):
     missed: int = 0
     """Turns in a row the turn clock ran out on (``forfeit_after`` of them and the seat forfeits)."""
     forfeited: bool = False
+    """Out of the game: forfeited on the turn clock, or resigned (``resigned`` then says so)."""
+    resigned: bool = False
     hand: list[Card] | None = None
 
 
@@ -143,6 +145,7 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> FreeParkingView
             total=st.total,
             missed=st.missed,
             forfeited=st.forfeited,
+            resigned=st.resigned,
             hand=_cards(st.hand) if show_all else None,
         )
         for i, st in enumerate(s.seats)

@@ -297,6 +297,11 @@ def _(e: ev.SeatForfeited, who: Who = seat_words) -> str:
 
 
 @summary.register
+def _(e: ev.SeatResigned, who: Who = seat_words) -> str:
+    return f"{who(e.seat)} resigns: bankrupt to the bank"
+
+
+@summary.register
 def _(e: ev.GameEnded, who: Who = seat_words) -> str:
     why = "the last player left" if e.reason == "last_player" else "the largest worth after the last round"
     worth = ", ".join(f"{who(i)} ${w}" for i, w in enumerate(e.worth))

@@ -206,6 +206,23 @@ def _on(check: Callable[..., None]) -> Callable[[Batch, Any, int | None], None]:
     return handle
 
 
+def _resign(b: Batch, seat: int, c: ev.Resign) -> None:
+    """RULES.md §3 "Resigning": bankruptcy to the bank exactly as a forfeit (``clock.time_out_turn``) — buildings
+    sold back at half price, cash to the bank, jail cards back, properties auctioned. What the player was part of
+    closes first: their trade offers, made or received, are void; their bids, claims and debts lapse with the
+    bankruptcy itself (``went_bankrupt``), and ``settle`` runs the game on (the last player left wins)."""
+    s = b.state
+    if len(s.live) <= 1:  # the others are bankrupt and their estate still under the hammer: the game is won
+        raise RuleViolation("last_player", "You are the last player left: the game is yours once the auctions close")
+    player = s.seats[seat].player
+    assert player is not None
+    b.emit(ev.SeatResigned(seat=seat, player=player))
+    for t in s.trades:
+        if seat in (t.seat, t.to):
+            b.emit(ev.TradeClosed(trade=t.id, why="void"))
+    go_bankrupt(b, seat, None)
+
+
 def _declare_bankruptcy(b: Batch, seat: int, c: ev.DeclareBankruptcy) -> None:
     check_bankruptcy(b.state, seat)
     debt = next(d for d in b.state.debts if d.seat == seat)
@@ -235,4 +252,5 @@ _HANDLERS: dict[type, Callable[[Batch, Any, int | None], None]] = {
     ev.RejectTrade: _on(lambda b, seat, c: trades.reject(b, seat, c.trade)),
     ev.WithdrawTrade: _on(lambda b, seat, c: trades.withdraw(b, seat, c.trade)),
     ev.DeclareBankruptcy: _on(_declare_bankruptcy),
+    ev.Resign: _on(_resign),
 }

@@ -435,6 +435,12 @@ def _(e: ev.SeatForfeited, s: State, seq: int) -> State:
 
 
 @_apply.register
+def _(e: ev.SeatResigned, s: State, seq: int) -> State:
+    """As a forfeit: the resignation itself changes nothing else; the bankruptcy to the bank that follows does."""
+    return _seat(s, e.seat, resigned=True)
+
+
+@_apply.register
 def _(e: ev.GameEnded, s: State, seq: int) -> State:
     return replace(s, phase="over", winner=e.winner, end_reason=e.reason, worth=e.worth)
 

@@ -60,10 +60,11 @@ def _ok(check: Callable[[], object]) -> bool:
 
 def legal_commands(s: State, seat: int) -> list[msgspec.Struct]:
     """Every command ``seat`` may send now: its own turn's first, then its answers to waits, then what an owner
-    may do at any time."""
+    may do at any time, and last ``resign`` (RULES.md §3: at any moment while still in; a bot never picks it)."""
     if s.phase != "playing" or not 0 <= seat < s.n or s.seats[seat].bankrupt:
         return []
-    return [*_turn(s, seat), *_answers(s, seat), *_owner(s, seat), *_offer_example(s, seat)]
+    resign = [ev.Resign()] if len(s.live) > 1 else []  # the last player left has won, auctions or not
+    return [*_turn(s, seat), *_answers(s, seat), *_owner(s, seat), *_offer_example(s, seat), *resign]
 
 
 def tradeable(s: State, seat: int) -> list[int]:

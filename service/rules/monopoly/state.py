@@ -34,6 +34,8 @@ class SeatState(msgspec.Struct, frozen=True):
     """Turns in a row the turn clock ran out on; reset when the player rolls (or leaves jail) themselves."""
     forfeited: bool = False
     """Out after ``forfeit_after`` missed turns (``seat_forfeited``): bankrupt to the bank as well."""
+    resigned: bool = False
+    """Out because the player resigned (``seat_resigned``): bankrupt to the bank as well, exactly as a forfeit."""
 
 
 class Site(msgspec.Struct, frozen=True):

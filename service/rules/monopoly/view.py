@@ -42,6 +42,8 @@ class SeatView(msgspec.Struct, kw_only=True):
     """Turns in a row the turn clock ran out on (``forfeit_after`` of them and the player forfeits)."""
     forfeited: bool = False
     """Out after ``forfeit_after`` missed turns: bankrupt to the bank (``bankrupt`` is set too)."""
+    resigned: bool = False
+    """Out because the player resigned: bankrupt to the bank (``bankrupt`` is set too)."""
 
 
 class SiteView(msgspec.Struct, kw_only=True):
@@ -250,6 +252,7 @@ def _seat_view(s: State, i: int) -> SeatView:
         worth=0 if st.bankrupt else final_worth(s, i),
         missed=st.missed,
         forfeited=st.forfeited,
+        resigned=st.resigned,
     )
 
 

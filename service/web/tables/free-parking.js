@@ -2,6 +2,7 @@
 // command as a button (with the Talk Your Way Out of It prompt when the caller's answer is awaited).
 import { h, commandButtons, humanize } from "./common.js";
 import { withLog } from "./log.js";
+import { resignEl } from "./resign.js";
 import { deadline, turnClockEl, seatClockEl, forfeitWarningEl } from "./clock.js";
 
 const METER_MAX = 60;
@@ -65,6 +66,7 @@ export function label(view, c) {
     case "officer_jones": return c.card ? `Officer Jones on ${seatName(view, c.target)}` : "Officer Jones";
     case "talk_out": return `Talk Your Way Out of It (${card})`.replace(" (Talk Your Way Out of It)", "");
     case "accept": return "Accept";
+    case "resign": return "Resign";
     case "choose":
       if (c.card !== undefined) return `Choose ${card}`;
       if (c.target !== undefined) return `Choose ${seatName(view, c.target)}`;
@@ -110,12 +112,13 @@ export function distinctLabels(view, commands) {
 const CARD_FIELDS = ["card", "errand"];
 
 /** The commands the table draws as buttons, apart: the answers a prompt of the caller's asks for, and "Your moves"
- *  (swap three is picked from the hand instead). */
+ *  (swap three is picked from the hand instead, and resign asks first: resign.js). */
 export function buttonGroups(view) {
   const legal = view.legal || [];
   const asked = view.pending && view.pending.seat === view.seat;
   const answer = (c) => asked && ANSWERS.includes(c.type);
-  return { answers: legal.filter(answer), moves: legal.filter((c) => !answer(c) && c.type !== "swap_three") };
+  const drawn = (c) => c.type !== "swap_three" && c.type !== "resign";   // each has its own control
+  return { answers: legal.filter(answer), moves: legal.filter((c) => !answer(c) && drawn(c)) };
 }
 
 const ANSWERS = ["talk_out", "accept", "choose"];
@@ -264,10 +267,11 @@ function render(root, view, ctx) {
   const players = h("div.players", {}, (view.players || []).map((p) =>
     h("section.player", {
       class: ["player", p.seat === view.turn && playing ? "on-turn" : "", p.seat === view.seat ? "me" : "",
-              p.seat === view.winner ? "winner" : "", p.forfeited ? "forfeited" : ""].join(" "),
+              p.seat === view.winner ? "winner" : "", p.forfeited ? "forfeited" : "", p.resigned ? "resigned" : ""].join(" "),
       dataset: { seat: p.seat, meter: p.meter, points: p.points, handSize: p.hand_size },
     },
-      h("h3", {}, seatName(view, p.seat), p.bot ? h("span.tag", {}, `bot: ${p.bot}`) : null),
+      h("h3", {}, seatName(view, p.seat), p.bot ? h("span.tag", {}, `bot: ${p.bot}`) : null,
+        p.resigned ? h("span.tag.resigned-tag", {}, "resigned") : null),
       seatClockEl(view, p),
       h("div.stat", {}, "Meter ", meterEl(p.meter)),
       h("div.stat", {}, "Points ", h("b.points-value", {}, p.points), ` / ${WINNING_POINTS}`,
@@ -316,7 +320,9 @@ function render(root, view, ctx) {
     h("div.fp-head", {}, status, turnClockEl(view, ctx, view.turn, plainName(view, view.turn)),
       h("span.muted", {}, ` round ${view.round} · turn ${view.turn_number} · v${view.version}`), decks),
     forfeitWarningEl(view, ctx, (view.players || []).find((p) => p.seat === view.seat), FORFEIT_WORDS),
-    pending, players, you, commands].filter(Boolean)));
+    pending, players, you, commands,
+    resignEl(view, ctx, redraw, "Your seat is out for good: your turns are skipped and your hand stays face down.")
+  ].filter(Boolean)));
 }
 
 export default {

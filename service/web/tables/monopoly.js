@@ -3,6 +3,7 @@
 // building shortage, debts, trades). Every button is one of the view's `legal` commands; open-ended ones (a
 // bid, a trade) are filled in from their inputs. Click a property to see it and what you may do with it.
 import { h, commandButtons, humanize, count } from "./common.js";
+import { resignEl } from "./resign.js";
 import { logPanel } from "./log.js";
 import { tradeFormEl } from "./monopoly-trade.js";
 import { deadline, turnClockEl, seatClockEl, forfeitWarningEl } from "./clock.js";
@@ -174,6 +175,7 @@ function playerEl(view, ctx, p, redraw) {
   },
     h("h3", {}, token(view, p.seat), seatName(view, p.seat), p.bot ? h("span.tag", {}, `bot: ${p.bot}`) : null,
       p.bankrupt ? h("span.tag.mono-bankrupt", {}, "bankrupt") : null,
+      p.resigned ? h("span.tag.resigned-tag", {}, "resigned") : null,
       p.in_jail ? h("span.tag.mono-jailed", {}, `in jail${p.jail_tries ? ` · ${count(p.jail_tries, "try", "tries")}` : ""}`) : null),
     seatClockEl(view, p),
     h("div.stat", {}, "Cash ", h("b.mono-cash", {}, money(p.cash)), h("span.muted", {}, ` · worth ${money(p.worth)}`),
@@ -303,7 +305,7 @@ function tradesEl(view, ctx) {
 
 const HANDLED = new Set(["buy", "decline", "choose_tax", "bid", "pass_bid", "claim_buildings", "build", "sell_building",
                          "mortgage", "lift_mortgage", "offer_trade", "accept_trade", "reject_trade", "withdraw_trade",
-                         "declare_bankruptcy"]);
+                         "declare_bankruptcy", "resign"]);  // resign: its own control, which asks first (resign.js)
 
 const FORFEIT_WORDS = { out: "bankrupt to the bank, which auctions your properties",
                         reset: "A roll of your own (or leaving jail) starts the count again." };
@@ -348,6 +350,9 @@ function keepFocus(root, build) {
   try { if (key.start != null) el.setSelectionRange(key.start, key.end); } catch { /* number inputs have no selection */ }
 }
 
+const RESIGN_WORDS = "It is bankruptcy to the bank: your buildings are sold back, your cash goes to the bank and your "
+  + "properties are auctioned.";
+
 function render(root, view, ctx) {
   root.dataset.version = view.version;
   if (!view.board || !view.seats) {
@@ -361,6 +366,7 @@ function render(root, view, ctx) {
       h("div.mono-side-col", {},
         ...[forfeitWarningEl(view, ctx, view.seats[view.seat], FORFEIT_WORDS),
             debtsEl(view, ctx), offerEl(view, ctx), auctionEl(view, ctx), shortageEl(view, ctx), movesEl(view, ctx),
+            resignEl(view, ctx, redraw, RESIGN_WORDS),
             tradesEl(view, ctx), tradeFormEl(view, ctx, redraw),
             h("div.mono-players", {}, view.seats.map((p) => playerEl(view, ctx, p, redraw))), logPanel(view, ctx)].filter(Boolean)))));
 }

@@ -7,6 +7,7 @@ import random
 import pytest
 from openskill.models import PlackettLuce
 
+from service.events.common import Resign
 from service.rules.ratings import Place, RatedGame, Ratings, fold, rated_game
 from service.sim.games import new_game, play
 
@@ -122,3 +123,26 @@ def test_a_tournament_game_ranks_by_the_cumulative_total():
         for b in game.places:
             if s.winner not in (a.seat, b.seat):
                 assert (a.rank < b.rank) == (s.seats[a.seat].total > s.seats[b.seat].total)
+
+
+def test_a_monopoly_seat_that_resigned_finishes_after_every_seat_bankrupt_in_play():
+    """RULES.md §4: a resigned seat after every seat still in; in Monopoly a resignation is a bankruptcy to the bank,
+    yet it ranks after the players who went bankrupt in play, even one who went out before it."""
+    for i in range(40):
+        sim = new_game("monopoly", 4, bytes([i]) * 32, f"g_resign{i}", ["random"] * 4, options={"max_rounds": 300},
+                       seeding="combined")
+        steps = play(sim, ["random"] * 4, random.Random(i))
+        broke = next((st for _ in steps for st in sim.game.state.seats if st.bankrupt), None)
+        if broke is not None and sum(not st.bankrupt for st in sim.game.state.seats) >= 3:
+            break
+    else:
+        pytest.fail("no game of 40 had a bankruptcy in play with three seats still in")
+    bankrupt = next(seat for seat, st in enumerate(sim.game.state.seats) if st.bankrupt)
+    quitter = next(seat for seat, st in enumerate(sim.game.state.seats) if not st.bankrupt)
+    sim.send(Resign(), quitter)  # out after the bankrupt seat, by its own hand
+    for _ in play(sim, ["random"] * 4, random.Random(i)):
+        pass
+    assert sim.game.state.seats[quitter].resigned
+    game = rated_game(sim.envelopes)
+    assert game is not None
+    assert game.places[quitter].rank > game.places[bankrupt].rank

@@ -102,7 +102,9 @@ def env_type(event: msgspec.Struct) -> str:
 
 
 def _out(seat: Any) -> bool:
-    return bool(getattr(seat, "forfeited", False) or getattr(seat, "bankrupt", False))
+    """Out of the game: forfeited, resigned (the card game's resignation sets ``forfeited`` too; Monopoly's has a flag
+    of its own) or bankrupt."""
+    return bool(getattr(seat, "forfeited", False) or getattr(seat, "resigned", False) or getattr(seat, "bankrupt", False))
 
 
 def _free_parking_keys(state: Any, won: Any) -> list[tuple]:
@@ -125,7 +127,7 @@ def _monopoly_keys(state: Any, ended: Any, out_at: dict[int, int]) -> list[tuple
             worth = ended.worth[seat] if ended.reason == "max_rounds" else int(seat == ended.winner)
             keys.append((0, 0, -worth))
         else:
-            keys.append((1, int(st.forfeited), -out_at[seat]))
+            keys.append((1, int(st.forfeited or getattr(st, "resigned", False)), -out_at[seat]))
     return keys
 
 

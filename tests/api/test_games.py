@@ -12,6 +12,9 @@ from service.sim.games import new_game as simulated_game
 from tests.api.conftest import ADMIN_HEADERS, bearer
 from tests.api.helpers import drive, fill, log_of, new_game, seeded_game, view
 
+RESIGN = {"type": "resign"}
+"""What a seat off turn may still do: resign (every seat still in may, at any moment)."""
+
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -184,7 +187,7 @@ async def test_the_game_deals_the_moment_the_last_seat_is_taken(api):
     views = [await view(api, game_id, t) for t in tokens]
     assert all(v["status"] == "playing" and v["version"] == version and v["head"] == head for v in views)
     assert [len(v["you"]["hand"]) for v in views] == [5, 6, 5]  # seat 1 plays first and has drawn to six
-    assert views[1]["turn"] == 1 and views[1]["legal"] and views[0]["legal"] == [] and views[2]["legal"] == []
+    assert views[1]["turn"] == 1 and views[1]["legal"] and views[0]["legal"] == views[2]["legal"] == [RESIGN]
 
 
 async def test_every_command_the_view_lists_as_legal_is_accepted(api):

@@ -28,7 +28,7 @@ from service.events.export import dumps, load
 from service.store.keys import partition
 from service.store.redis_store import RedisStore
 from service.rules.engine import Game, export_header, rules_for
-from tests.api.helpers import pick
+from tests.api.helpers import pick, playable
 
 ADMIN = "drill-admin"
 NAMESPACE = "drill"
@@ -221,7 +221,7 @@ async def _views(api: httpx.AsyncClient, game_id: str, tokens: list[str]) -> lis
 def actor(views: list[dict]) -> int | None:
     """Which of ``views`` should act: the seat an answer is awaited from, else the seat whose turn it is, else any
     seat that may (an interrupt)."""
-    able = [i for i, v in enumerate(views) if v["legal"]]
+    able = [i for i, v in enumerate(views) if playable(v["legal"])]
     for i in able:
         if views[i]["pending"] and views[i]["pending"]["seat"] == views[i]["seat"]:
             return i

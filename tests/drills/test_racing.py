@@ -21,7 +21,7 @@ import time
 import httpx
 
 from tests.drills.support import Ledger, background, guest_games, read_logs, versions
-from tests.api.helpers import pick
+from tests.api.helpers import pick, playable
 
 GAMES, SEATS, CLIENTS_PER_GAME, COMMANDS_PER_CLIENT = 2, 3, 5, 20
 REFUSALS = {"409 version_conflict", "409 command_id_reused"}
@@ -65,7 +65,7 @@ async def _client(
             v = (await api.get(f"/games/{game_id}", headers=_auth(tokens[i]))).json()
             if v["status"] == "finished":
                 return
-            if v["legal"]:
+            if playable(v["legal"]):
                 break
         else:
             await asyncio.sleep(0.01)
@@ -87,7 +87,7 @@ async def _client(
         else:
             kinds[command_id] = "reused"
             await _send(api, game_id, token, dict(command, command_id=command_id), ledger)
-            other = next((c for c in v["legal"] if c != command), None) or {"type": "end_turn"}
+            other = next((c for c in playable(v["legal"]) if c != command), None) or {"type": "end_turn"}
             await _send(api, game_id, token, dict(other, command_id=command_id), ledger)
 
 

@@ -21,6 +21,7 @@ import time
 
 import httpx
 
+from tests.api.helpers import playable
 from tests.api.test_errors import _all_unavailable
 from tests.drills.support import (
     ADMIN_HEADERS, Ledger, background, bearer, bot_games, check_ledger, guest_games, play, read_logs, versions, wait_until,
@@ -106,8 +107,8 @@ async def test_redis_down_then_hung_503_nothing_half_written_and_the_service_rec
 async def _a_legal_command(api: httpx.AsyncClient, game_id: str, tokens: list[str]) -> tuple[str, dict]:
     for token in tokens:
         v = (await api.get(f"/games/{game_id}", headers=bearer(token))).json()
-        if v["legal"]:
-            return token, dict(v["legal"][0], expected_version=v["version"])
+        if playable(v["legal"]):
+            return token, dict(playable(v["legal"])[0], expected_version=v["version"])
     raise AssertionError("nobody may act in a dealt game")
 
 

@@ -9,6 +9,7 @@ never refolded from scratch per command.
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
 from collections import OrderedDict
@@ -26,12 +27,14 @@ from service.store.store import AppendRequest, Store, command_digest
 from service.rules.engine import Game, progressed_at
 from service.rules.errors import RuleViolation
 
-from . import metrics, resend
+from . import metrics, player_events, resend
 from .signed import check_signed
 from .errors import ApiError, not_found
 from .kinds import KINDS, config_for
 from .schedule import archive_due, due_at, idle_due
 from .watch import Watches
+
+log = logging.getLogger("free_parking")
 
 RETRIES = 4
 
@@ -87,6 +90,7 @@ class Games:
         self._reader: asyncio.Task[None] | None = None  # held: the loop keeps only a weak reference to a task
         self.on_due: Callable[[str, int, int], None] | None = None  # the runner's schedule (game, time, version), if any
         self.watches = Watches(self)  # the event streams' one reader per game (watch.py), woken by this worker's appends
+        self.players = player_events.PlayerFeed(store)  # the players' streams' one reader (player_events.py)
 
     # --- loading ------------------------------------------------------------------------------
 
@@ -365,6 +369,7 @@ class Games:
         )
         metrics.labelled(metrics.APPENDS, result.outcome).inc()
         if result.outcome == "ok":
+            await self._tell_players(game, state, envelopes)
             if game.version == envelopes[0].seq - 1:
                 game.commit(envelopes, state)
             else:
@@ -382,6 +387,14 @@ class Games:
         if result.outcome == "claimed":
             raise _Claimed(result.holder)
         raise _reused()
+
+    async def _tell_players(self, game: Game, state: Any, envelopes: list[Envelope]) -> None:
+        """The players' own streams (player_events.py): written by the worker whose append won, so once. A store
+        error here costs the players an event, never the move, which is already appended."""
+        try:
+            await player_events.record(self.store, player_events.derive(game, game.state if game.version else None, state, envelopes))
+        except Exception:  # noqa: BLE001 - logged; the game's own log is the truth a client can always read
+            log.warning("player events of %s at %d not written", game.game_id, envelopes[-1].seq, exc_info=True)
 
     # --- reads --------------------------------------------------------------------------------
 

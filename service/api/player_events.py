@@ -98,8 +98,10 @@ def derive(game: Any, before: Any, after: Any, envelopes: list[Any]) -> list[tup
         if _awaited(rules, after, seat) and not (before is not None and _awaited(rules, before, seat) and _registered(was) == player_id):
             out.append((player_id, {"type": "turn", **base, "version": version, "deadline_at": _deadline(after, seat)}))
         if over:
-            rated = rules.KIND in RATED_KINDS and getattr(after, "seeding", None) in RATED_SEEDING and len(after.seats) > 1
-            out.append((player_id, {"type": "game_over", **base, "version": version, "result": _result(rules, envelopes, seat),
+            result = _result(rules, envelopes, seat)
+            rated = (rules.KIND in RATED_KINDS and getattr(after, "seeding", None) in RATED_SEEDING and len(after.seats) > 1
+                     and result["ended_by"] != "game_closed")  # the rule of ratings/finish.py: a closed game has no order
+            out.append((player_id, {"type": "game_over", **base, "version": version, "result": result,
                                     "rated": rated, "ratings": f"/games/{game.game_id}/ratings"}))
     return out
 

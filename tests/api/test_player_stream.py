@@ -11,8 +11,11 @@ import json
 import pytest
 
 from service.api.player_events import notify
+from service.rules.engine import Game
+from service.rules.resign import playing_on
 from tests.api.conftest import bearer, fresh_app, make_settings
 from tests.api.helpers import assert_error, wait_for
+from tests.depth import count
 from tests.http import serving
 from tests.stores import drop_namespace_at
 
@@ -65,6 +68,24 @@ async def table_with_a_bot(api, token: str) -> str:
     return game_id
 
 
+async def awaited_at(app, game_id: str, seat: int) -> list[int]:
+    """The reference, from the game's own log: the versions (ends of a command's batch) at which ``seat``'s playing
+    moves went from none to some."""
+    meta = await app.ctx.store.meta(game_id)
+    game = Game.recorded(meta["kind"], game_id, meta["config"], meta["seed"])
+    envelopes = await app.ctx.store.read(game_id)
+    ends = [e.seq - 1 for e in envelopes[1:] if bytes(e.command) != b"null"] + [envelopes[-1].seq]
+    out, was, done = [], False, 0
+    for end in ends:
+        game.fold(envelopes[done:end])
+        done = end
+        now = game.rules.status_of(game.state) == "playing" and bool(playing_on(game.rules.legal_commands(game.state, seat)))
+        if now and not was:
+            out.append(end)
+        was = now
+    return out
+
+
 @pytest.fixture(params=["embedded", "redis"])
 async def bots_api(request, tmp_path):
     settings = make_settings(request.param, tmp_path, bot_delay_ms=20, runner_interval_ms=20)
@@ -113,6 +134,7 @@ async def test_seats_turns_and_ends_across_games_then_a_resume_gets_exactly_what
         end = of(everything, "game_over", g)[0]
         assert end["result"] == {"ended_by": "game_won", "winner_seat": 1, "won": False}
         assert end["rated"] is True and end["ratings"] == f"/games/{g}/ratings"
+        assert [t["version"] for t in of(everything, "turn", g)] == await awaited_at(api.app, g, 0)
     assert {m["data"]["game_id"] for m in everything} == set(games)  # nothing of Bob's table
     assert bobs not in json.dumps(everything)
     assert all(set(m["data"]) <= FIELDS and m["event"] == m["data"]["type"] for m in everything)  # no hand, no card
@@ -177,5 +199,43 @@ async def test_two_workers_one_redis_a_write_on_one_reaches_a_stream_on_the_othe
             assert of(messages, "seated", game_id) and of(messages, "queue")[0]["status"] == "matched"
             again = await read_player(two, token, lambda ms: len(ms) >= len(messages))
             assert [m["id"] for m in again[: len(messages)]] == [m["id"] for m in messages]
+    finally:
+        await drop_namespace_at(config.redis_url, config.namespace)
+
+
+IDLE = count("FREE_PARKING_LOAD_PLAYER_STREAMS", 200, 500)
+
+
+async def test_hundreds_of_idle_player_streams_hold_no_store_connection(tmp_path):
+    """``IDLE`` players each open their stream on one worker (plain sockets: an HTTP client per stream would be the
+    test's own bottleneck) and wait: the store's pool lends none of them a connection (a few at most, the worker's
+    own background reads), the one players' feed reads for them all, and an event for one still reaches it."""
+    config = make_settings("redis", tmp_path)
+    app = fresh_app(config)
+    try:
+        async with serving(app) as api:
+            players = [await register(api, f"P{n}") for n in range(IDLE)]
+            port = int(str(api.base_url).rsplit(":", 1)[1].strip("/"))
+            sockets = []
+            for _, token in players:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                writer.write(f"GET /players/me/stream HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer {token}\r\n\r\n".encode())
+                assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200")
+                sockets.append((reader, writer))
+            feed, pool = app.ctx.games.players, app.ctx.store.r.connection_pool
+
+            async def all_idle() -> bool:
+                following = sum(w.streams for w in feed._by_player.values())
+                return following == IDLE and feed.reading and len(pool._in_use_connections) <= 4
+
+            await wait_for(all_idle, 30)
+            first, token = players[0]
+            await notify(app.ctx.store, first, {"type": "queue", "status": "waiting"})
+            reader, _ = sockets[0]
+            got = b""
+            while b"event: queue" not in got:
+                got += await asyncio.wait_for(reader.read(1 << 16), 10)
+            for _, writer in sockets:
+                writer.close()
     finally:
         await drop_namespace_at(config.redis_url, config.namespace)

@@ -54,9 +54,7 @@ def log_key(store: Store) -> str:
 
 
 def _registered(player: Any) -> str | None:
-    if player is None or player.bot is not None or player.guest or not player.player_id:
-        return None
-    return player.player_id
+    return player.player_id if player is not None and player.registered else None
 
 
 def _awaited(rules: Any, state: Any, seat: int) -> bool:

@@ -239,3 +239,19 @@ async def test_hundreds_of_idle_player_streams_hold_no_store_connection(tmp_path
                 writer.close()
     finally:
         await drop_namespace_at(config.redis_url, config.namespace)
+
+
+async def test_a_game_on_a_chosen_seed_ends_unrated(bots_api):
+    """A game dealt from a seed the admin chose is not rated (RULES.md §4): its game_over says so, and
+    GET /games/{id}/ratings, where the change would be read, agrees once the projector has been there."""
+    api = bots_api
+    _, token = await register(api, "Ann")
+    game_id = (await api.post("/games", json={"kind": "free-parking", "seats": 2, "seed": "5e" * 32},
+                              headers={"authorization": "Bearer " + api.app.ctx.settings.admin_token})).json()["game_id"]
+    assert (await api.post(f"/games/{game_id}/seats", json={}, headers=bearer(token))).status_code == 201
+    assert (await api.post(f"/games/{game_id}/seats", json={"bot": "greedy"})).status_code == 201
+    await read_player(api, token, lambda ms: bool(of(ms, "turn", game_id)))
+    assert (await api.post(f"/games/{game_id}/commands", json={"type": "resign"}, headers=bearer(token))).status_code == 200
+    end = of(await read_player(api, token, lambda ms: bool(of(ms, "game_over", game_id))), "game_over", game_id)[0]
+    assert end["rated"] is False and end["result"]["won"] is False
+    assert (await api.get(end["ratings"])).json()["rated"] is False

@@ -114,7 +114,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
         for task in app.ctx.tasks:
             task.cancel()
         await asyncio.gather(*app.ctx.tasks, return_exceptions=True)
-        task = app.ctx.games.players.stop()
+        task = app.ctx.games.players.close()
         if task is not None:
             await asyncio.gather(task, return_exceptions=True)
         await app.ctx.games.watches.stop()  # before the store's connections close under its read: no false "paused"

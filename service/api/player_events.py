@@ -161,6 +161,7 @@ class PlayerFeed:
         self._by_player: dict[str, PlayerWatch] = {}
         self._task: asyncio.Task[None] | None = None
         self.reading = store.name == "embedded"  # whether wakes can be trusted (else streams look every POLL_SECONDS)
+        self.closed = False  # the worker is stopping: no stream starts the reader again
         _FEEDS[store] = self
 
     def wake(self, player_id: str) -> None:
@@ -172,7 +173,7 @@ class PlayerFeed:
     async def follow(self, player_id: str) -> AsyncIterator[PlayerWatch]:
         watch = self._by_player.setdefault(player_id, PlayerWatch())
         watch.streams += 1
-        if self.store.name != "embedded" and (self._task is None or self._task.done()):
+        if self.store.name != "embedded" and not self.closed and (self._task is None or self._task.done()):
             self._task = asyncio.get_running_loop().create_task(self._run())
         try:
             yield watch
@@ -182,6 +183,11 @@ class PlayerFeed:
                 del self._by_player[player_id]
             if not self._by_player:
                 self.stop()
+
+    def close(self) -> asyncio.Task[None] | None:
+        """The worker stops: the reader's task, cancelled, to be awaited before the store's connections close."""
+        self.closed = True
+        return self.stop()
 
     def stop(self) -> asyncio.Task[None] | None:
         task, self._task = self._task, None

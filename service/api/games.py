@@ -9,7 +9,6 @@ never refolded from scratch per command.
 from __future__ import annotations
 
 import asyncio
-import logging
 import secrets
 import time
 from collections import OrderedDict
@@ -33,8 +32,6 @@ from .errors import ApiError, not_found
 from .kinds import KINDS, config_for
 from .schedule import archive_due, due_at, idle_due
 from .watch import Watches
-
-log = logging.getLogger("free_parking")
 
 RETRIES = 4
 
@@ -369,7 +366,7 @@ class Games:
         )
         metrics.labelled(metrics.APPENDS, result.outcome).inc()
         if result.outcome == "ok":
-            await self._tell_players(game, state, envelopes)
+            told = player_events.told(game, state, envelopes)  # the state before the commit, no await between
             if game.version == envelopes[0].seq - 1:
                 game.commit(envelopes, state)
             else:
@@ -377,6 +374,7 @@ class Games:
             if owed is not None and self.on_due is not None:  # an idle close is far off: the runner's scans find it
                 self.on_due(game.game_id, owed, peek.version)
             self.watches.wake(game.game_id)
+            await player_events.tell(self.store, game.game_id, told)  # the players' own streams
             return Executed(envelopes, game)
         if result.outcome == "conflict":
             if result.version < game.version:  # the store is behind the cache: it lost events the cache holds
@@ -387,14 +385,6 @@ class Games:
         if result.outcome == "claimed":
             raise _Claimed(result.holder)
         raise _reused()
-
-    async def _tell_players(self, game: Game, state: Any, envelopes: list[Envelope]) -> None:
-        """The players' own streams (player_events.py): written by the worker whose append won, so once. A store
-        error here costs the players an event, never the move, which is already appended."""
-        try:
-            await player_events.record(self.store, player_events.derive(game, game.state if game.version else None, state, envelopes))
-        except Exception:  # noqa: BLE001 - logged; the game's own log is the truth a client can always read
-            log.warning("player events of %s at %d not written", game.game_id, envelopes[-1].seq, exc_info=True)
 
     # --- reads --------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """What a player must act on, across their games: the events of ``GET /players/me/stream`` (docs/player-stream.md).
 
 Each registered player has one store stream of their own, ``ns:pstream:<player_id>``, appended to by the worker whose
-append made the change (``Games._append`` calls ``derive`` then ``record``): exactly one worker wins each version of a
+append made the change (``Games._append`` calls ``told`` then ``tell``: ``derive`` and ``record``): exactly one worker wins each version of a
 game, so each event is written once, whichever worker serves the stream, and a stream entry's id is the SSE
 ``id`` a client resumes from. ``derive`` is pure: it compares the game's state before and after the append.
 
@@ -118,6 +118,25 @@ async def record(store: Store, events: list[tuple[str, dict[str, Any]]]) -> None
     if feed is not None:
         for player_id, _ in events:
             feed.wake(player_id)
+
+
+def told(game: Any, after: Any, envelopes: list[Any]) -> list[tuple[str, dict[str, Any]]]:
+    """``derive`` for ``Games._append``, on the game's state before it commits the append; a failure costs the
+    players an event, never the move (logged: the game's own log is the truth a client can always read)."""
+    try:
+        return derive(game, game.state if game.version else None, after, envelopes)
+    except Exception:  # noqa: BLE001
+        log.warning("player events of %s not derived", game.game_id, exc_info=True)
+        return []
+
+
+async def tell(store: Store, game_id: str, events: list[tuple[str, dict[str, Any]]]) -> None:
+    """``record`` for ``Games._append``, after the append: by the worker whose append won, so once. A store error
+    costs the players an event, never the move, which is already appended."""
+    try:
+        await record(store, events)
+    except Exception:  # noqa: BLE001
+        log.warning("player events of %s not written", game_id, exc_info=True)
 
 
 async def notify(store: Store, player_id: str, event: dict[str, Any]) -> None:

@@ -1,9 +1,9 @@
 """What a player must act on, across their games: the events of ``GET /players/me/stream`` (docs/player-stream.md).
 
 Each registered player has one store stream of their own, ``ns:pstream:<player_id>``, appended to by the worker whose
-append made the change (``Games._append`` calls ``told`` then ``tell``: ``derive`` and ``record``): exactly one worker wins each version of a
-game, so each event is written once, whichever worker serves the stream, and a stream entry's id is the SSE
-``id`` a client resumes from. ``derive`` is pure: it compares the game's state before and after the append.
+append made the change (``Games._append`` calls ``told`` then ``tell``: ``derive`` and ``record``): exactly one
+worker wins each version of a game, so each event is written once, whichever worker serves the stream, and a stream
+entry's id is the SSE ``id`` a client resumes from. ``derive`` is pure: it compares the game's state before and after the append.
 
 - ``seated`` ``{game_id, seat, kind}``: the player took a seat (or was seated at creation);
 - ``turn`` ``{game_id, seat, version, deadline_at}``: the seat's playing moves (``legal`` less ``resign``) went from
@@ -93,7 +93,8 @@ def derive(game: Any, before: Any, after: Any, envelopes: list[Any]) -> list[tup
         was = before.seats[seat].player if before is not None else None
         if _registered(was) != player_id:
             out.append((player_id, {"type": "seated", **base, "kind": rules.KIND}))
-        if _awaited(rules, after, seat) and not (before is not None and _awaited(rules, before, seat) and _registered(was) == player_id):
+        stayed = before is not None and _registered(was) == player_id  # the same player in the seat before the append
+        if _awaited(rules, after, seat) and not (stayed and _awaited(rules, before, seat)):
             out.append((player_id, {"type": "turn", **base, "version": version, "deadline_at": _deadline(after, seat)}))
         if over:
             result = _result(rules, envelopes, seat)
@@ -233,7 +234,8 @@ class PlayerFeed:
                     replies = [(log_key(self.store), rows)] if rows else []
                 else:
                     client = self.store._feed_client(FEED_BLOCK_MS)
-                    replies = await self.store._read(client.xread({log_key(self.store): head}, count=1000, block=FEED_BLOCK_MS)) or []
+                    reading = client.xread({log_key(self.store): head}, count=1000, block=FEED_BLOCK_MS)
+                    replies = await self.store._read(reading) or []
                 self.reading = True
             except asyncio.CancelledError:
                 raise

@@ -32,6 +32,7 @@ from .bot_budget import BotBudget
 from .games import Games, now_ms
 from .limits import ADDRESS_COMMANDS, Limiter, limits_of
 from .live import bp as live_bp
+from .player_stream import bp as player_stream_bp
 from .openapi import spec
 from .players import bp as players_bp
 from .routes import bp
@@ -56,6 +57,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
     app.blueprint(players_bp)
     app.blueprint(tournaments_bp)
     app.blueprint(live_bp)
+    app.blueprint(player_stream_bp)
     errors.install(app)
     observe.install(app, settings.access_log)
     web.install(app)
@@ -112,6 +114,9 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
         for task in app.ctx.tasks:
             task.cancel()
         await asyncio.gather(*app.ctx.tasks, return_exceptions=True)
+        task = app.ctx.games.players.close()
+        if task is not None:
+            await asyncio.gather(task, return_exceptions=True)
         await app.ctx.games.watches.stop()  # before the store's connections close under its read: no false "paused"
         await app.ctx.store.close()
 

@@ -26,7 +26,7 @@ from service.store.store import AppendRequest, Store, command_digest
 from service.rules.engine import Game, progressed_at
 from service.rules.errors import RuleViolation
 
-from . import metrics, resend
+from . import metrics, player_events, resend
 from .signed import check_signed
 from .errors import ApiError, not_found
 from .kinds import KINDS, config_for
@@ -87,6 +87,7 @@ class Games:
         self._reader: asyncio.Task[None] | None = None  # held: the loop keeps only a weak reference to a task
         self.on_due: Callable[[str, int, int], None] | None = None  # the runner's schedule (game, time, version), if any
         self.watches = Watches(self)  # the event streams' one reader per game (watch.py), woken by this worker's appends
+        self.players = player_events.PlayerFeed(store)  # the players' streams' one reader (player_events.py)
 
     # --- loading ------------------------------------------------------------------------------
 
@@ -365,6 +366,7 @@ class Games:
         )
         metrics.labelled(metrics.APPENDS, result.outcome).inc()
         if result.outcome == "ok":
+            told = player_events.told(game, state, envelopes)  # the state before the commit, no await between
             if game.version == envelopes[0].seq - 1:
                 game.commit(envelopes, state)
             else:
@@ -372,6 +374,7 @@ class Games:
             if owed is not None and self.on_due is not None:  # an idle close is far off: the runner's scans find it
                 self.on_due(game.game_id, owed, peek.version)
             self.watches.wake(game.game_id)
+            await player_events.tell(self.store, game.game_id, told)  # the players' own streams
             return Executed(envelopes, game)
         if result.outcome == "conflict":
             if result.version < game.version:  # the store is behind the cache: it lost events the cache holds

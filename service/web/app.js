@@ -13,6 +13,7 @@ import { ratingLine, showRatingChanges } from "./ratings.js";
 import { confirmJoin, seedingLine, seedingTag } from "./seeding.js";
 import { stillLegal } from "./signing.js";
 import { POLL_MAX_MS, every, offlineBanner } from "./reach.js";
+import { yourTurnBadge } from "./yourturn.js";
 
 const POLL_MS = 500;
 const CLOCKED_KINDS = new Set(["free-parking", "monopoly"]);   // the kinds whose config has turn_seconds
@@ -38,6 +39,10 @@ function showWho() {
     ? h("span", {}, "Signed in as ", h("b#who-name", {}, p.name), " ",
         h("button.link#sign-out", { type: "button", onclick: () => signOutBox(p) }, "sign out"))
     : h("span.muted", {}, "Not signed in"));
+  if ((p && p.token) === showWho.token) return;   // the "your turn" badge follows the signed-in player's stream
+  if (showWho.stop) showWho.stop();
+  showWho.token = p && p.token;
+  showWho.stop = p ? yourTurnBadge(p, document.querySelector("header.top"), api) : null;
 }
 
 /** Signing out forgets the token: say so, and show the key that signs back in, before doing it. */

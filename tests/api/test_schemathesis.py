@@ -208,17 +208,24 @@ def _with(case, drawn: dict, world: World):
 
 
 STREAM = "/games/{game_id}/events/stream"
+PLAYER_STREAM = "/players/me/stream"  # tests/api/test_player_stream.py covers it open
 
 
 def _finite(case, world: World) -> None:
     """``GET /games/{id}/events/stream`` ends only with its game: fuzzed on the finished game (whose stream ends after
     its last event, each event checked against the document's SSE schema), on unknown ids (404) and past the end
     (204), never on a game in play or waiting, whose stream stays open for as long as the game does (``requests``
-    would wait on it for ever). tests/api/test_live.py covers the open streams."""
+    would wait on it for ever). tests/api/test_live.py covers the open streams. The player's own stream never ends:
+    fuzzed with every token but a registered player's (401, 400)."""
     if case.operation.path == STREAM and case.path_parameters and case.path_parameters.get("game_id") in (
         world.waiting, world.playing, world.solitaire
     ):
         case.path_parameters = {**case.path_parameters, "game_id": world.finished}
+    if case.operation.path == PLAYER_STREAM:  # never ends for a registered player: their token swapped for a guest's
+        headers = dict(case.headers or {})
+        for name in [k for k in headers if k.lower() == "authorization" and world.player_token in headers[k]]:
+            headers[name] = f"Bearer {world.waiting_token}"
+        case.headers = headers
 
 
 _turn = [0]

@@ -79,7 +79,8 @@ async def test_a_client_that_stops_sending_its_body_is_not_answered_a_server_err
 async def test_every_get_route_but_the_streamed_ones_takes_head_too(tmp_path):
     """The service adds HEAD to every GET route itself (service/api/app.py), sanic-ext's /docs routes too; not to the
     three whose answer is a stream (tests/attack/test_head_attacks.py)."""
-    streamed = {"games/<game_id:str>/events/stream", "games/<game_id:str>/export", "tournaments/<tournament_id:str>/export"}
+    streamed = {"games/<game_id:str>/events/stream", "games/<game_id:str>/export", "tournaments/<tournament_id:str>/export",
+                "players/me/stream"}
     async with inproc(settings(tmp_path)) as api:
         groups = list(api.app.router.groups.values())
         assert any("/docs" in "/" + g.path for g in groups), [g.path for g in groups]

@@ -15,22 +15,28 @@ from .errors import ApiError
 from .games import now_ms
 from .kinds import KINDS, config_for, default_seats
 from .matchmaker import Entry, Status, decode_entry, decode_status, encode
-from .openapi import doc
+from .openapi import doc, extend
 from .routes import _answer, _caller, _decode
-from .schemas import SEATS_MAX, SEATS_MIN, ClientSeed, PublicKeyHex, Request as Body
+from .schemas import ClientSeed, PublicKeyHex, Request as Body
 from .signed import registered_key, sound_key
 
 bp = Blueprint("queue")
 QUEUE_KINDS = sorted(k for k in KINDS if KINDS[k].seats[1] > 1 and KINDS[k].bots)
 """The kinds with a queue: tables of several seats, with bots to fill them (solitaire has one seat: no table to share)."""
+QUEUE_SEATS = (min(KINDS[k].seats[0] for k in QUEUE_KINDS), max(KINDS[k].seats[1] for k in QUEUE_KINDS))
+
+
+def _queue_options() -> dict[str, Any]:
+    kinds = [KINDS[k].options_schema() for k in QUEUE_KINDS]
+    return kinds[0] if len(kinds) == 1 else {"anyOf": kinds}
 
 
 class JoinQueue(Body):
     """Play now: a seat at a new game of ``kind`` with players of close rating, or with bots after the fill wait."""
 
     kind: Annotated[str, msgspec.Meta(extra_json_schema={"enum": QUEUE_KINDS})]
-    seats: Annotated[int, msgspec.Meta(ge=SEATS_MIN, le=SEATS_MAX)] | msgspec.UnsetType = msgspec.UNSET
-    options: dict[str, Any] = {}
+    seats: Annotated[int, msgspec.Meta(ge=QUEUE_SEATS[0], le=QUEUE_SEATS[1])] | msgspec.UnsetType = msgspec.UNSET
+    options: Annotated[dict[str, Any], msgspec.Meta(extra_json_schema=_queue_options())] = {}
     client_seed: ClientSeed | None = None  # used as joining a seat uses it (docs/rng.md)
     public_key: PublicKeyHex | None = None  # the seat is keyed with it (else the key the player registered, if any)
 
@@ -67,6 +73,11 @@ def _player(who: Caller) -> Caller:
     if who.player_id is None or who.guest_of is not None:
         raise ApiError(403, "forbidden", "Only a registered player may queue: register with POST /players")
     return who
+
+
+extend(JoinQueue, {"anyOf": [{"properties": {"kind": {"enum": [k]}, "seats": {"type": "integer", "minimum": KINDS[k].seats[0],
+                   "maximum": KINDS[k].seats[1]}, "options": KINDS[k].options_schema()}} for k in QUEUE_KINDS]})
+"""As ``CreateGame``'s: each kind tied to its own seats and options, for clients (and fuzzers) reading the document."""
 
 
 @bp.post("/queue")

@@ -13,6 +13,7 @@ from service.rules.ratings import MODEL, shown
 from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings, served
 from tests.api.helpers import assert_error, wait_for
 from tests.http import serving
+from tests.signing import PlayerKey
 from tests.stores import drop_namespace_at
 
 FAST = {"queue_fill_ms": 1500, "queue_interval_ms": 100}
@@ -69,6 +70,28 @@ async def test_a_player_alone_is_seated_with_bots_and_their_client_seed_is_used(
         assert [(e["player"].get("bot") is None, e["client_seed_from"]) for e in taken] == [
             (True, "player"), (False, "server"), (False, "server")]
         assert taken[0]["client_seed"] == SEED and taken[0]["player"]["name"] == "Sol"
+
+
+async def test_a_queued_seat_is_keyed_with_the_key_sent_or_else_the_registered_one(tmp_path):
+    async with served(make_settings("embedded", tmp_path, **FAST)) as api:
+        sent, registered = PlayerKey(1), PlayerKey(2)
+        ann = await _player(api, "Ann")
+        r = await api.post("/players", json={"name": "Bo", "public_key": registered.public_key})
+        bo = r.json()["token"]
+        assert (await api.post("/queue", json={"kind": "free-parking", "seats": 2, "public_key": sent.public_key},
+                               headers=bearer(ann))).status_code == 202
+        assert (await api.post("/queue", json={"kind": "free-parking", "seats": 2}, headers=bearer(bo))).status_code == 202
+        game_id = (await _seated(api, ann))["game_id"]
+        assert (await _seated(api, bo))["game_id"] == game_id  # two unrated players: one table, no bots
+        events = (await api.get(f"/games/{game_id}/events", headers=bearer(ann))).json()["events"]
+        keys = {e["public"]["player"]["name"]: e["public"]["player"].get("public_key") for e in events
+                if e["type"] == "seat_taken"}
+        assert keys == {"Ann": sent.public_key, "Bo": registered.public_key}
+        views = {t: (await api.get(f"/games/{game_id}", headers=bearer(t))).json() for t in (ann, bo)}
+        token, view = next((t, v) for t, v in views.items() if v["legal"])  # whoever's turn it is
+        # a keyed seat's command without its signature is refused
+        assert_error(await api.post(f"/games/{game_id}/commands", json=view["legal"][0], headers=bearer(token)), 401,
+                     "bad_signature")
 
 
 async def _seated(api, token: str, seconds: float = 60) -> dict:

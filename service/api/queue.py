@@ -82,10 +82,11 @@ extend(JoinQueue, {"anyOf": [{"properties": {"kind": {"enum": [k]}, "seats": {"t
 
 @bp.post("/queue")
 @doc("post", "/queue", "Play now: queue for a new game", body=JoinQueue, answers={202: Queued},
-     errors=(400, 401, 403, 409, 413, 503), auth="required")
+     errors=(400, 401, 403, 409, 413, 429, 503), auth="required")
 async def join_queue(request: Request) -> HTTPResponse:
     """The player waits for a table of `kind` with players of close rating; after the fill wait bots of about their
-    rating take the free seats. One queue at a time: 409 `already_queued` while waiting. Solitaire has no queue."""
+    rating take the free seats. One queue at a time: 409 `already_queued` while waiting. Solitaire has no queue.
+    Each queueing is charged to the seats limit, as a join is (docs/limits.md)."""
     body = _decode(request, JoinQueue)
     who = _player(await _caller(request))
     kind = KINDS.get(body.kind)
@@ -95,6 +96,7 @@ async def join_queue(request: Request) -> HTTPResponse:
     config_for(body.kind, seats, body.options)  # a bad kind, seats or options: 400, and nothing queued
     store = request.app.ctx.store
     public_key = sound_key(body.public_key) or await registered_key(store, who)
+    await request.app.ctx.limiter.charge("seats", request, who)  # a queueing is a seat to come: limited as one
     entry = Entry(queue_id=new_id("q"), player_id=who.player_id or "", name=who.name or "", kind=body.kind, seats=seats,
                   options=body.options, client_seed=body.client_seed, public_key=public_key, since=now_ms())
     if not await store.queue_join(entry.player_id, encode(entry)):

@@ -185,3 +185,14 @@ async def test_sixty_players_queue_at_once_on_two_workers(kind, tmp_path, reques
 
 def test_an_unrated_player_has_the_default_rating():
     assert matchmaker.DEFAULT_RATING == shown(MODEL.mu, MODEL.sigma) == 0
+
+
+async def test_queueing_is_charged_to_the_seats_limit(tmp_path):
+    async with served(make_settings("embedded", tmp_path, rate_limits=True, seats_burst=2, seats_per_minute=1,
+                                    players_burst=20)) as api:
+        token = await _player(api, "Lim")
+        for _ in range(2):
+            assert (await api.post("/queue", json={"kind": "free-parking"}, headers=bearer(token))).status_code == 202
+            assert (await api.delete("/queue", headers=bearer(token))).json() == {"left": True}
+        assert_error(await api.post("/queue", json={"kind": "free-parking"}, headers=bearer(token)), 429, "rate_limited")
+        assert (await api.get("/queue", headers=bearer(token))).json() == {"state": "none"}

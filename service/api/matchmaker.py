@@ -115,8 +115,9 @@ class Matchmaker:
     async def seat(self, table: Table, chosen: list[tuple[Entry, bytes]], ratings: dict[str, dict[str, float]]) -> int:
         """Claim the table's players, then make and fill its game; 0 when another worker claimed one of them first."""
         first = chosen[0][0]
-        game_id = "g_" + new_id("q")[2:]
-        claimed = {e.player_id: encode(Status(queue_id=e.queue_id, state="claimed", game_id=game_id)) for e, _ in chosen}
+        game_id = new_id("g")
+        claimed = {e.player_id: encode(Status(queue_id=e.queue_id, state="claimed", game_id=game_id))
+                   for e, _ in chosen}
         if not await self.games.store.queue_claim([(e.player_id, raw, claimed[e.player_id]) for e, raw in chosen]):
             return 0
         try:

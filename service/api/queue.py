@@ -22,7 +22,7 @@ from .signed import registered_key, sound_key
 
 bp = Blueprint("queue")
 QUEUE_KINDS = sorted(k for k in KINDS if KINDS[k].seats[1] > 1 and KINDS[k].bots)
-"""The kinds with a queue: tables of several seats, with bots to fill them (solitaire has one seat: no table to share)."""
+"""The kinds with a queue: tables of several seats, with bots to fill them (solitaire: one seat, no table to share)."""
 QUEUE_SEATS = (min(KINDS[k].seats[0] for k in QUEUE_KINDS), max(KINDS[k].seats[1] for k in QUEUE_KINDS))
 
 
@@ -75,8 +75,9 @@ def _player(who: Caller) -> Caller:
     return who
 
 
-extend(JoinQueue, {"anyOf": [{"properties": {"kind": {"enum": [k]}, "seats": {"type": "integer", "minimum": KINDS[k].seats[0],
-                   "maximum": KINDS[k].seats[1]}, "options": KINDS[k].options_schema()}} for k in QUEUE_KINDS]})
+extend(JoinQueue, {"anyOf": [{"properties": {
+    "kind": {"enum": [k]}, "seats": {"type": "integer", "minimum": KINDS[k].seats[0], "maximum": KINDS[k].seats[1]},
+    "options": KINDS[k].options_schema()}} for k in QUEUE_KINDS]})
 """As ``CreateGame``'s: each kind tied to its own seats and options, for clients (and fuzzers) reading the document."""
 
 

@@ -60,7 +60,8 @@ def match(waiting: list[Waiting], now: int, fill_ms: int) -> list[Table]:
                 i += 1  # not yet: the others may still find a table without this one
                 continue
             chosen = sorted([anchor, *near], key=lambda w: (w.since, w.player_id))
-            tables.append(Table(group=group, players=tuple(w.player_id for w in chosen), bots=anchor.seats - len(chosen)))
+            players = tuple(w.player_id for w in chosen)
+            tables.append(Table(group=group, players=players, bots=anchor.seats - len(chosen)))
             taken = {w.player_id for w in chosen}
             free, i = [w for w in free if w.player_id not in taken], 0
     return tables

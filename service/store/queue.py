@@ -144,4 +144,5 @@ class RedisQueueOps(QueueOps):
 
     async def _op_queue_settle(self, player_id: str, expected: bytes, status: bytes) -> Projected:
         keys = [self._queue_key("status")]
-        return Projected(bool(await self._queue_script("settle", SETTLE_LUA)(keys=keys, args=[player_id, expected, status])), 0)
+        settle = self._queue_script("settle", SETTLE_LUA)
+        return Projected(bool(await settle(keys=keys, args=[player_id, expected, status])), 0)

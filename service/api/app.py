@@ -35,6 +35,8 @@ from .live import bp as live_bp
 from .player_stream import bp as player_stream_bp
 from .openapi import spec
 from .players import bp as players_bp
+from .queue import bp as queue_bp
+from .matchmaker import Matchmaker
 from .routes import bp
 from .runner import Runner
 from .settings import Settings
@@ -58,6 +60,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
     app.blueprint(tournaments_bp)
     app.blueprint(live_bp)
     app.blueprint(player_stream_bp)
+    app.blueprint(queue_bp)
     errors.install(app)
     observe.install(app, settings.access_log)
     web.install(app)
@@ -104,6 +107,10 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
             app.ctx.runner = Runner(app.ctx.games, interval_ms=settings.runner_interval_ms, archiver=archiver,
                                     budget=budget)
             app.ctx.tasks.append(loop.create_task(app.ctx.runner.run(app.ctx.stop)))
+        if settings.runner:  # the queue's matcher: a periodic task in every worker (matchmaker.py)
+            app.ctx.matchmaker = Matchmaker(app.ctx.games, fill_ms=settings.queue_fill_ms,
+                                            interval_ms=settings.queue_interval_ms)
+            app.ctx.tasks.append(loop.create_task(app.ctx.matchmaker.run(app.ctx.stop)))
         if settings.projector:
             app.ctx.projector = Projector(store, f"{socket.gethostname()}-{os.getpid()}", log_keep_ms=settings.log_keep_ms)
             app.ctx.tasks.append(loop.create_task(app.ctx.projector.run_forever(app.ctx.stop, poll_interval=settings.projector_poll_ms / 1000)))

@@ -64,6 +64,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"at least this long, so the person can take it (default {env.human_chance_ms}; see docs/bots.md)")
     p.add_argument("--idle-close-ms", type=int, default=env.idle_close_ms,
                    help=f"close a game nobody joined or moved on for this long (default {env.idle_close_ms}: 24 h; 0: never)")
+    p.add_argument("--queue-fill-ms", type=int, default=env.queue_fill_ms,
+                   help=f"a player waiting this long in the play-now queue is seated with bots (default {env.queue_fill_ms}; docs/queue.md)")
+    p.add_argument("--queue-interval-ms", type=int, default=env.queue_interval_ms,
+                   help=f"how often each worker's matcher looks at the play-now queue (default {env.queue_interval_ms})")
     store = p.add_argument_group("the store and the worker (docs/operating.md)")
     store.add_argument("--redis-url", default=env.redis_url,
                        help="a real Redis, or any node of a Redis Cluster (REDIS_URL); without it, the embedded store")

@@ -20,6 +20,7 @@ from redis.asyncio.cluster import RedisCluster
 from .buckets import RATE_GIVE_BACK_LUA, RATE_TAKE_ALL_LUA, RATE_TAKE_LUA
 from .keys import PARTITIONS, STATUSES
 from .pool import CONNECTIONS, WAIT_MS, WaitingPool
+from .queue import RedisQueueOps
 from .resp import fast_packing
 from .store import (
     UNAVAILABLE,
@@ -123,7 +124,7 @@ def _raise_first(results: list[Any]) -> None:
             raise r
 
 
-class RedisStore(Store):
+class RedisStore(RedisQueueOps, Store):
     """A real Redis (or Cluster): appends by the Lua script, many games' appends in one pipeline."""
 
     name = "redis"

@@ -35,6 +35,7 @@ from .contract import (  # the store's vocabulary, imported from here by most of
 from service.events.entries import envelopes_after, xrange_bounds
 from service.events.envelope import Envelope
 from .keys import PARTITIONS, STATUSES, Keys, partition
+from .queue import QueueOps
 
 FEED_READ_MARGIN_S = 30.0
 """How much longer than its block the change feed's read may take before the feed calls the store lost: a busy host or
@@ -47,7 +48,7 @@ __all__ = [
 ]
 
 
-class Store:
+class Store(QueueOps):
     """Reads shared by both stores; subclasses say how a write is carried out."""
 
     name: str = "redis"

@@ -14,6 +14,7 @@ import { confirmJoin, seedingLine, seedingTag } from "./seeding.js";
 import { stillLegal } from "./signing.js";
 import { POLL_MAX_MS, every, offlineBanner } from "./reach.js";
 import { yourTurnBadge } from "./yourturn.js";
+import { playNow } from "./queue.js";
 
 const POLL_MS = 500;
 const CLOCKED_KINDS = new Set(["free-parking", "monopoly"]);   // the kinds whose config has turn_seconds
@@ -170,7 +171,8 @@ function lobby() {
                    finished: h("div", { dataset: { status: "finished" } }) };
   lists.append(h("h3", {}, "Open — join a seat"), tables.waiting, h("h3", {}, "Playing — watch"), tables.playing,
                h("h3", {}, "Finished — replay"), tables.finished);
-  main.replaceChildren(h("div.lobby", {}, identity, create, lists));
+  const queue = playNow(flash);   // "Play now" per kind (queue.js, docs/queue.md)
+  main.replaceChildren(h("div.lobby", {}, identity, queue.box, create, lists));
   fitKind();
 
   const who = (seat) => (seat && seat.player ? seat.player.name : "—");
@@ -216,7 +218,7 @@ function lobby() {
       if (box && d && d.started) box.replaceChildren(statsList(d, "Solitaire"));
     }).catch(() => {});
   }
-  return every(2000, async () => {
+  const stopLists = every(2000, async () => {
     for (const status of Object.keys(tables)) {
       const { games } = await api.get(`/games?status=${status}&limit=15`);
       if (status === "finished") {
@@ -232,6 +234,7 @@ function lobby() {
         : h("p.muted", {}, "none"));
     }
   }, flash);
+  return () => { stopLists(); queue.stop(); };
 }
 
 // ---------------------------------------------------------------- a table

@@ -1,0 +1,134 @@
+"""The play-now queue's routes (docs/queue.md): join it, read where you stand, leave it. The matcher seats players
+(``matchmaker.py``); these only write the player's entry and read what became of it."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from sanic import Blueprint, HTTPResponse, Request
+
+from service.rules.matching import gap
+
+from .auth import Caller, new_id, require
+from .errors import ApiError
+from .games import now_ms
+from .kinds import KINDS, config_for, default_seats
+from .matchmaker import Entry, Status, decode_entry, decode_status, encode
+from .openapi import doc, extend
+from .routes import _answer, _caller, _decode
+from .schemas import ClientSeed, PublicKeyHex, Request as Body
+from .signed import registered_key, sound_key
+
+bp = Blueprint("queue")
+QUEUE_KINDS = sorted(k for k in KINDS if KINDS[k].seats[1] > 1 and KINDS[k].bots)
+"""The kinds with a queue: tables of several seats, with bots to fill them (solitaire: one seat, no table to share)."""
+QUEUE_SEATS = (min(KINDS[k].seats[0] for k in QUEUE_KINDS), max(KINDS[k].seats[1] for k in QUEUE_KINDS))
+
+
+def _queue_options() -> dict[str, Any]:
+    kinds = [KINDS[k].options_schema() for k in QUEUE_KINDS]
+    return kinds[0] if len(kinds) == 1 else {"anyOf": kinds}
+
+
+class JoinQueue(Body):
+    """Play now: a seat at a new game of ``kind`` with players of close rating, or with bots after the fill wait."""
+
+    kind: Annotated[str, msgspec.Meta(extra_json_schema={"enum": QUEUE_KINDS})]
+    seats: Annotated[int, msgspec.Meta(ge=QUEUE_SEATS[0], le=QUEUE_SEATS[1])] | msgspec.UnsetType = msgspec.UNSET
+    options: Annotated[dict[str, Any], msgspec.Meta(extra_json_schema=_queue_options())] = {}
+    client_seed: ClientSeed | None = None  # used as joining a seat uses it (docs/rng.md)
+    public_key: PublicKeyHex | None = None  # the seat is keyed with it (else the key the player registered, if any)
+
+
+class Queued(msgspec.Struct):
+    queue_id: str
+    since: int
+
+
+class QueueStatus(msgspec.Struct, omit_defaults=True):
+    """``waiting`` (with ``since``, ``gap`` — the rating gap allowed now — and ``fill_at``, when bots fill the table),
+    ``seating`` (a table was made: its ``game_id``, seats being taken), ``seated`` (``game_id``, ``seat`` and ``token``:
+    your own player token is the seat's), ``cancelled`` (``reason``; queue again) or ``none``."""
+
+    state: str
+    queue_id: str | None = None
+    kind: str | None = None
+    seats: int | None = None
+    since: int | None = None
+    gap: float | None = None
+    fill_at: int | None = None
+    game_id: str | None = None
+    seat: int | None = None
+    token: str | None = None
+    reason: str | None = None
+
+
+class Left(msgspec.Struct):
+    left: bool
+
+
+def _player(who: Caller) -> Caller:
+    require(who)
+    if who.player_id is None or who.guest_of is not None:
+        raise ApiError(403, "forbidden", "Only a registered player may queue: register with POST /players")
+    return who
+
+
+extend(JoinQueue, {"anyOf": [{"properties": {
+    "kind": {"enum": [k]}, "seats": {"type": "integer", "minimum": KINDS[k].seats[0], "maximum": KINDS[k].seats[1]},
+    "options": KINDS[k].options_schema()}} for k in QUEUE_KINDS]})
+"""As ``CreateGame``'s: each kind tied to its own seats and options, for clients (and fuzzers) reading the document."""
+
+
+@bp.post("/queue")
+@doc("post", "/queue", "Play now: queue for a new game", body=JoinQueue, answers={202: Queued},
+     errors=(400, 401, 403, 409, 413, 429, 503), auth="required")
+async def join_queue(request: Request) -> HTTPResponse:
+    """The player waits for a table of `kind` with players of close rating; after the fill wait bots of about their
+    rating take the free seats. One queue at a time: 409 `already_queued` while waiting. Solitaire has no queue.
+    Each queueing is charged to the seats limit, as a join is (docs/limits.md)."""
+    body = _decode(request, JoinQueue)
+    who = _player(await _caller(request))
+    kind = KINDS.get(body.kind)
+    if kind is not None and body.kind not in QUEUE_KINDS:
+        raise ApiError(400, "invalid_request", f"{body.kind} has no queue: start one with POST /games", kind=body.kind)
+    seats = body.seats if body.seats is not msgspec.UNSET else default_seats(kind) if kind else 0
+    config_for(body.kind, seats, body.options)  # a bad kind, seats or options: 400, and nothing queued
+    store = request.app.ctx.store
+    public_key = sound_key(body.public_key) or await registered_key(store, who)
+    await request.app.ctx.limiter.charge("seats", request, who)  # a queueing is a seat to come: limited as one
+    entry = Entry(queue_id=new_id("q"), player_id=who.player_id or "", name=who.name or "", kind=body.kind, seats=seats,
+                  options=body.options, client_seed=body.client_seed, public_key=public_key, since=now_ms())
+    if not await store.queue_join(entry.player_id, encode(entry)):
+        raise ApiError(409, "already_queued", "You are in the queue already: leave it (DELETE /queue) to queue again")
+    return _answer(Queued(entry.queue_id, entry.since), 202)
+
+
+@bp.get("/queue")
+@doc("get", "/queue", "Where you stand in the play-now queue", answers={200: QueueStatus}, errors=(401, 403, 503),
+     auth="required")
+async def queue_status(request: Request) -> HTTPResponse:
+    who = _player(await _caller(request))
+    raw_entry, raw_status = await request.app.ctx.store.queue_of(who.player_id or "")
+    if raw_entry is not None:
+        e = decode_entry(raw_entry)
+        fill_ms = request.app.ctx.settings.queue_fill_ms
+        return _answer(QueueStatus("waiting", e.queue_id, e.kind, e.seats, e.since, gap(now_ms() - e.since),
+                                   e.since + fill_ms))
+    if raw_status is None:
+        return _answer(QueueStatus("none"))
+    st: Status = decode_status(raw_status)
+    if st.state == "seated":
+        token = request.headers["authorization"].partition(" ")[2].strip()
+        return _answer(QueueStatus("seated", st.queue_id, game_id=st.game_id, seat=st.seat, token=token))
+    state = "seating" if st.state == "claimed" else st.state
+    return _answer(QueueStatus(state, st.queue_id, game_id=st.game_id, reason=st.reason))
+
+
+@bp.delete("/queue")
+@doc("delete", "/queue", "Leave the play-now queue", answers={200: Left}, errors=(401, 403, 503), auth="required")
+async def leave_queue(request: Request) -> HTTPResponse:
+    """`left` is false when you were not waiting (never queued, or already given a table)."""
+    who = _player(await _caller(request))
+    return _answer(Left(await request.app.ctx.store.queue_leave(who.player_id or "")))

@@ -1,0 +1,148 @@
+"""The play-now queue in the store (docs/queue.md): who waits, and what became of each player's last queueing.
+
+It lives in the store, not in a worker, so every worker of a Redis deployment sees one queue. Two hashes in one
+slot (hash tag ``{mq}``), so each write below is one atomic step on a single Redis (a script) and on a Cluster (its
+keys in one slot) alike; the embedded store carries each out under its write lock, journalled like any write:
+
+- ``ns:queue:{mq}:waiting`` — player id -> the entry they queued with (JSON bytes, written by the API);
+- ``ns:queue:{mq}:status`` — player id -> what became of their last entry (claimed for a game, seated, cancelled).
+
+The claim is what makes several matchers safe: it takes a table's players out of the queue only if every one of them
+still waits with the very entry the matcher read, so two workers planning the same table seat it once, and a player
+who left (or queued again) in between is never seated on a stale entry.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .contract import Projected
+
+TAG = "{mq}"
+
+JOIN_LUA = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+  return 0
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 1
+"""
+# KEYS: waiting, status; ARGV: then (player, entry, status) per player. All still waiting with that entry, or nothing.
+CLAIM_LUA = """
+for i = 1, #ARGV, 3 do
+  if redis.call('HGET', KEYS[1], ARGV[i]) ~= ARGV[i + 1] then
+    return 0
+  end
+end
+for i = 1, #ARGV, 3 do
+  redis.call('HDEL', KEYS[1], ARGV[i])
+  redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 2])
+end
+return 1
+"""
+# KEYS: status; ARGV: player, the status expected, the new one
+SETTLE_LUA = """
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then
+  return 0
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
+"""
+
+
+class QueueOps:
+    """The queue's writes and reads, mixed into ``Store``: each write goes through ``_write`` (so the embedded store
+    journals it); these ``_op_`` forms are the embedded store's, run under its lock, step for step the scripts'."""
+
+    r: Any
+    keys: Any
+
+    def _queue_key(self, name: str) -> str:
+        return f"{self.keys.ns}:queue:{TAG}:{name}"
+
+    async def queue_join(self, player_id: str, entry: bytes) -> bool:
+        """Put ``player_id`` in the queue with ``entry`` (forgetting their last status); False if they already wait."""
+        return (await self._write("queue_join", player_id, entry)).applied  # type: ignore[attr-defined]
+
+    async def queue_leave(self, player_id: str) -> bool:
+        """Take ``player_id`` out of the queue; whether they were waiting (not yet claimed for a table)."""
+        return (await self._write("queue_leave", player_id)).applied  # type: ignore[attr-defined]
+
+    async def queue_claim(self, claims: list[tuple[str, bytes, bytes]]) -> bool:
+        """For each ``(player, entry, status)``: if every player still waits with ``entry``, take them all out of the
+        queue and record ``status``; else change nothing. Whether it did."""
+        return (await self._write("queue_claim", claims)).applied  # type: ignore[attr-defined]
+
+    async def queue_settle(self, player_id: str, expected: bytes, status: bytes) -> bool:
+        """Replace a player's status with ``status`` if it is still ``expected`` (a newer queueing replaced it)."""
+        return (await self._write("queue_settle", player_id, expected, status)).applied  # type: ignore[attr-defined]
+
+    async def queue_waiting(self) -> dict[str, bytes]:
+        """Every waiting player's entry."""
+        raw = await self._read(self.r.hgetall(self._queue_key("waiting")))  # type: ignore[attr-defined]
+        return {k.decode(): v for k, v in raw.items()}
+
+    async def queue_of(self, player_id: str) -> tuple[bytes | None, bytes | None]:
+        """A player's waiting entry and status (either may be ``None``), in one round trip."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hget(self._queue_key("waiting"), player_id)
+        pipe.hget(self._queue_key("status"), player_id)
+        entry, status = await self._read(pipe.execute())  # type: ignore[attr-defined]
+        return entry, status
+
+    async def _op_queue_join(self, player_id: str, entry: bytes) -> Projected:
+        if await self.r.hexists(self._queue_key("waiting"), player_id):
+            return Projected(False, 0)
+        await self.r.hset(self._queue_key("waiting"), player_id, entry)
+        await self.r.hdel(self._queue_key("status"), player_id)
+        return Projected(True, 0)
+
+    async def _op_queue_leave(self, player_id: str) -> Projected:
+        return Projected(bool(await self.r.hdel(self._queue_key("waiting"), player_id)), 0)
+
+    async def _op_queue_claim(self, claims: list[tuple[str, bytes, bytes]]) -> Projected:
+        waiting, status = self._queue_key("waiting"), self._queue_key("status")
+        for player_id, entry, _ in claims:
+            if await self.r.hget(waiting, player_id) != bytes(entry):
+                return Projected(False, 0)
+        for player_id, _, record in claims:
+            await self.r.hdel(waiting, player_id)
+            await self.r.hset(status, player_id, record)
+        return Projected(True, 0)
+
+    async def _op_queue_settle(self, player_id: str, expected: bytes, status: bytes) -> Projected:
+        key = self._queue_key("status")
+        if await self.r.hget(key, player_id) != bytes(expected):
+            return Projected(False, 0)
+        await self.r.hset(key, player_id, status)
+        return Projected(True, 0)
+
+
+class RedisQueueOps(QueueOps):
+    """The same writes as scripts, for a real Redis or Cluster (both keys in one slot)."""
+
+    _queue_scripts: dict[str, Any]
+
+    def _queue_script(self, name: str, source: str) -> Any:
+        scripts = self.__dict__.setdefault("_queue_scripts", {})
+        if name not in scripts:
+            scripts[name] = self.r.register_script(source)
+        return scripts[name]
+
+    async def _op_queue_join(self, player_id: str, entry: bytes) -> Projected:
+        keys = [self._queue_key("waiting"), self._queue_key("status")]
+        return Projected(bool(await self._queue_script("join", JOIN_LUA)(keys=keys, args=[player_id, entry])), 0)
+
+    async def _op_queue_leave(self, player_id: str) -> Projected:
+        return Projected(bool(await self.r.hdel(self._queue_key("waiting"), player_id)), 0)
+
+    async def _op_queue_claim(self, claims: list[tuple[str, bytes, bytes]]) -> Projected:
+        keys = [self._queue_key("waiting"), self._queue_key("status")]
+        args = [x for claim in claims for x in claim]
+        return Projected(bool(await self._queue_script("claim", CLAIM_LUA)(keys=keys, args=args)), 0)
+
+    async def _op_queue_settle(self, player_id: str, expected: bytes, status: bytes) -> Projected:
+        keys = [self._queue_key("status")]
+        settle = self._queue_script("settle", SETTLE_LUA)
+        return Projected(bool(await settle(keys=keys, args=[player_id, expected, status])), 0)

@@ -1,0 +1,198 @@
+"""The play-now queue over HTTP (docs/queue.md): join, status, leave, and many players queueing at once — on one
+worker of each store, and on two workers sharing one Redis (and one Cluster), where both run the matcher."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+
+import pytest
+
+from service.api import matchmaker
+from service.rules.ratings import MODEL, shown
+from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings, served
+from tests.api.helpers import assert_error, wait_for
+from tests.http import serving
+from tests.signing import PlayerKey
+from tests.stores import drop_namespace_at
+
+FAST = {"queue_fill_ms": 1500, "queue_interval_ms": 100}
+SEED = "5e" * 32
+
+
+async def _player(api, name: str) -> str:
+    r = await api.post("/players", json={"name": name})
+    assert r.status_code == 201, r.text
+    return r.json()["token"]
+
+
+async def test_join_read_and_leave_the_queue(api):
+    token = await _player(api, "Quinn")
+    assert (await api.get("/queue", headers=bearer(token))).json() == {"state": "none"}
+    r = await api.post("/queue", json={"kind": "monopoly", "seats": 3}, headers=bearer(token))
+    assert r.status_code == 202, r.text
+    queued = r.json()
+    status = (await api.get("/queue", headers=bearer(token))).json()
+    assert status["state"] == "waiting" and status["queue_id"] == queued["queue_id"] and status["since"] == queued["since"]
+    assert status["kind"] == "monopoly" and status["seats"] == 3 and status["gap"] > 0
+    assert status["fill_at"] == queued["since"] + api.app.ctx.settings.queue_fill_ms
+    assert_error(await api.post("/queue", json={"kind": "free-parking"}, headers=bearer(token)), 409, "already_queued")
+    assert (await api.delete("/queue", headers=bearer(token))).json() == {"left": True}
+    assert (await api.delete("/queue", headers=bearer(token))).json() == {"left": False}
+    assert (await api.get("/queue", headers=bearer(token))).json() == {"state": "none"}
+
+
+async def test_bad_queueing_is_refused_and_queues_nothing(api):
+    token = await _player(api, "Rae")
+    assert_error(await api.post("/queue", json={"kind": "solitaire"}, headers=bearer(token)), 400)
+    assert_error(await api.post("/queue", json={"kind": "chess"}, headers=bearer(token)), 400)
+    assert_error(await api.post("/queue", json={"kind": "free-parking", "seats": 99}, headers=bearer(token)), 400)
+    assert_error(await api.post("/queue", json={"kind": "free-parking", "client_seed": "xyz"}, headers=bearer(token)), 400)
+    assert_error(await api.post("/queue", json={"kind": "free-parking", "what": 1}, headers=bearer(token)), 400)
+    assert_error(await api.post("/queue", json={"kind": "free-parking"}), 401)
+    assert_error(await api.post("/queue", json={"kind": "free-parking"}, headers=ADMIN_HEADERS), 403)
+    assert_error(await api.get("/queue"), 401)
+    assert (await api.get("/queue", headers=bearer(token))).json() == {"state": "none"}
+
+
+async def test_a_player_alone_is_seated_with_bots_and_their_client_seed_is_used(store_kind, tmp_path):
+    async with served(make_settings(store_kind, tmp_path, **FAST)) as api:
+        token = await _player(api, "Sol")
+        r = await api.post("/queue", json={"kind": "free-parking", "seats": 3, "client_seed": SEED}, headers=bearer(token))
+        assert r.status_code == 202, r.text
+        status = await _seated(api, token)
+        assert status["token"] == token  # a registered player's own token is the seat's
+        view = (await api.get(f"/games/{status['game_id']}", headers=bearer(token))).json()
+        assert view["seat"] == status["seat"] and view["status"] == "playing" and len(view["players"]) == 3
+        events = (await api.get(f"/games/{status['game_id']}/events", headers=bearer(token))).json()["events"]
+        assert events[0]["public"]["seeding"] == "combined"  # an ordinary game with a drawn seed: rated
+        taken = [e["public"] for e in events if e["type"] == "seat_taken"]
+        assert [(e["player"].get("bot") is None, e["client_seed_from"]) for e in taken] == [
+            (True, "player"), (False, "server"), (False, "server")]
+        assert taken[0]["client_seed"] == SEED and taken[0]["player"]["name"] == "Sol"
+
+
+async def test_a_queued_seat_is_keyed_with_the_key_sent_or_else_the_registered_one(tmp_path):
+    async with served(make_settings("embedded", tmp_path, **FAST)) as api:
+        sent, registered = PlayerKey(1), PlayerKey(2)
+        ann = await _player(api, "Ann")
+        r = await api.post("/players", json={"name": "Bo", "public_key": registered.public_key})
+        bo = r.json()["token"]
+        assert (await api.post("/queue", json={"kind": "free-parking", "seats": 2, "public_key": sent.public_key},
+                               headers=bearer(ann))).status_code == 202
+        assert (await api.post("/queue", json={"kind": "free-parking", "seats": 2}, headers=bearer(bo))).status_code == 202
+        game_id = (await _seated(api, ann))["game_id"]
+        assert (await _seated(api, bo))["game_id"] == game_id  # two unrated players: one table, no bots
+        events = (await api.get(f"/games/{game_id}/events", headers=bearer(ann))).json()["events"]
+        keys = {e["public"]["player"]["name"]: e["public"]["player"].get("public_key") for e in events
+                if e["type"] == "seat_taken"}
+        assert keys == {"Ann": sent.public_key, "Bo": registered.public_key}
+        views = {t: (await api.get(f"/games/{game_id}", headers=bearer(t))).json() for t in (ann, bo)}
+        token, view = next((t, v) for t, v in views.items() if v["legal"])  # whoever's turn it is
+        # a keyed seat's command without its signature is refused
+        assert_error(await api.post(f"/games/{game_id}/commands", json=view["legal"][0], headers=bearer(token)), 401,
+                     "bad_signature")
+
+
+async def _seated(api, token: str, seconds: float = 60) -> dict:
+    async def seated() -> dict | None:
+        status = (await api.get("/queue", headers=bearer(token))).json()
+        assert status["state"] in ("waiting", "seating", "seated"), status
+        return status if status["state"] == "seated" else None
+
+    return await wait_for(seated, seconds, every=0.1)
+
+
+def _banded(names: dict[str, str]):
+    """Ratings the matcher reads, by player: two bands far apart (every other player), bots at the start."""
+
+    async def ratings_of(store, kind: str) -> dict[str, float]:
+        return {pid: 30.0 * (int(name[1:]) % 2) for pid, name in names.items()}
+
+    return ratings_of
+
+
+async def _sixty(apis, monkeypatch, drive: bool = False) -> None:
+    """60 players queue at once (half for each kind, every other one far above the rest in rating), through the
+    workers in turn; each is seated exactly once, at a full table of their kind with their own band only. With
+    ``drive``, the test runs every worker's matcher pass at once, over and over (their own periodic passes idle), so
+    that each pass reads the queue before the others claim from it: the race the store's claim must settle."""
+    players = {}
+    for n, api in zip(range(60), itertools.cycle(apis)):
+        r = await api.post("/players", json={"name": f"q{n}"})
+        players[f"q{n}"] = r.json()
+    names = {p["player_id"]: name for name, p in players.items()}
+    monkeypatch.setattr(matchmaker, "ratings_of", _banded(names))
+    kinds = {f"q{n}": ("free-parking" if n < 30 else "monopoly") for n in range(60)}
+
+    async def queue(name: str, api) -> None:
+        r = await api.post("/queue", json={"kind": kinds[name], "seats": 4}, headers=bearer(players[name]["token"]))
+        assert r.status_code == 202, r.text
+
+    await asyncio.gather(*(queue(name, api) for name, api in zip(players, itertools.cycle(apis))))
+    driver = asyncio.ensure_future(_drive([api.app.ctx.matchmaker for api in apis])) if drive else None
+    try:
+        statuses = {name: await _seated(api, players[name]["token"], 120) for name, api in zip(players, itertools.cycle(apis))}
+    finally:
+        if driver is not None:
+            driver.cancel()
+            await asyncio.gather(driver, return_exceptions=True)
+    tables: dict[str, list[str]] = {}
+    for name, st in statuses.items():
+        tables.setdefault(st["game_id"], []).append(name)
+    for game_id, people in tables.items():
+        view = (await apis[0].get(f"/games/{game_id}", headers=ADMIN_HEADERS)).json()
+        assert view["kind"] == kinds[people[0]] and {kinds[p] for p in people} == {view["kind"]}
+        events = (await apis[0].get(f"/games/{game_id}/events", headers=ADMIN_HEADERS)).json()["events"]
+        taken = {e["public"]["seat"]: e["public"]["player"] for e in events if e["type"] == "seat_taken"}
+        assert view["status"] != "waiting" and sorted(taken) == [0, 1, 2, 3]
+        seated = [p["name"] for p in taken.values() if not p.get("bot")]
+        assert sorted(seated) == sorted(people), (game_id, seated, people)  # each player once, at this table only
+        assert len({int(p[1:]) % 2 for p in people}) == 1, people  # ratings close: one band a table
+        for p in people:
+            assert taken[statuses[p]["seat"]]["name"] == p
+    assert sum(len(p) for p in tables.values()) == 60
+    listed = (await apis[0].get("/games", params={"limit": 200})).json()["games"]
+    assert sorted(g["game_id"] for g in listed) == sorted(tables)  # no game made for a player seated elsewhere
+    assert any(len(p) < 4 for p in tables.values()) and any(len(p) == 4 for p in tables.values())
+
+
+async def _drive(matchers) -> None:
+    while True:
+        await asyncio.gather(*(m.pass_once() for m in matchers))
+        await asyncio.sleep(0.05)
+
+
+async def test_sixty_players_queue_at_once_on_one_worker(store_kind, tmp_path, monkeypatch):
+    async with served(make_settings(store_kind, tmp_path, **FAST)) as api:
+        await _sixty([api], monkeypatch)
+
+
+@pytest.mark.parametrize("kind", ["redis", "cluster"])
+async def test_sixty_players_queue_at_once_on_two_workers(kind, tmp_path, request, monkeypatch):
+    """Both workers run the matcher over the one queue in the store: their claims keep any player from two tables."""
+    if kind == "cluster":
+        request.getfixturevalue("redis_cluster")
+    config = make_settings(kind, tmp_path, **{**FAST, "queue_interval_ms": 600_000})
+    apps = [fresh_app(config), fresh_app(config)]
+    try:
+        async with serving(apps[0]) as one, serving(apps[1]) as two:
+            one.app, two.app = apps
+            await _sixty([one, two], monkeypatch, drive=True)
+    finally:
+        await drop_namespace_at(config.redis_url, config.namespace)
+
+
+def test_an_unrated_player_has_the_default_rating():
+    assert matchmaker.DEFAULT_RATING == shown(MODEL.mu, MODEL.sigma) == 0
+
+
+async def test_queueing_is_charged_to_the_seats_limit(tmp_path):
+    async with served(make_settings("embedded", tmp_path, rate_limits=True, seats_burst=2, seats_per_minute=1,
+                                    players_burst=20)) as api:
+        token = await _player(api, "Lim")
+        for _ in range(2):
+            assert (await api.post("/queue", json={"kind": "free-parking"}, headers=bearer(token))).status_code == 202
+            assert (await api.delete("/queue", headers=bearer(token))).json() == {"left": True}
+        assert_error(await api.post("/queue", json={"kind": "free-parking"}, headers=bearer(token)), 429, "rate_limited")
+        assert (await api.get("/queue", headers=bearer(token))).json() == {"state": "none"}

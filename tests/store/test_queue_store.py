@@ -1,0 +1,50 @@
+"""The play-now queue's writes (service/store/queue.py) on every store: one entry a player, a claim that takes a
+table's players all or none — so two matchers claiming the same player seat them once — and, on the embedded store,
+a queue that a restart reloads as it was."""
+
+from __future__ import annotations
+
+import asyncio
+
+from service.store.embedded import EmbeddedStore
+
+
+async def test_a_player_waits_once_and_leaves(store):
+    assert await store.queue_join("p1", b"entry-1")
+    assert not await store.queue_join("p1", b"entry-2")  # one queue at a time: the first entry stays
+    assert await store.queue_of("p1") == (b"entry-1", None)
+    assert await store.queue_leave("p1") and not await store.queue_leave("p1")
+    assert await store.queue_of("p1") == (None, None) and await store.queue_waiting() == {}
+
+
+async def test_a_claim_takes_every_player_or_none_and_two_claims_seat_a_player_once(store):
+    for p in ("a", "b", "c"):
+        assert await store.queue_join(p, f"e-{p}".encode())
+    stale = [("a", b"e-a", b"s1"), ("b", b"another entry", b"s1")]
+    assert not await store.queue_claim(stale)  # b queued with another entry: nothing taken, a still waits
+    assert await store.queue_of("a") == (b"e-a", None)
+    one = [("a", b"e-a", b"table-1"), ("b", b"e-b", b"table-1")]
+    two = [("b", b"e-b", b"table-2"), ("c", b"e-c", b"table-2")]
+    won = await asyncio.gather(store.queue_claim(one), store.queue_claim(two))
+    assert sorted(won) == [False, True]
+    winner = "table-1" if won[0] else "table-2"
+    assert (await store.queue_of("b")) == (None, winner.encode())
+    assert set(await store.queue_waiting()) == ({"c"} if won[0] else {"a"})
+    assert not await store.queue_settle("b", b"not what is there", b"seated")
+    assert await store.queue_settle("b", winner.encode(), b"seated") and await store.queue_of("b") == (None, b"seated")
+    assert await store.queue_join("b", b"again") and await store.queue_of("b") == (b"again", None)  # a new queueing
+
+
+async def test_the_embedded_queue_survives_a_restart(tmp_path):
+    store = await EmbeddedStore(tmp_path / "data").open()
+    await store.queue_join("a", b"e-a")
+    await store.queue_join("b", b"e-b")
+    await store.queue_claim([("a", b"e-a", b"claimed")])
+    await store.queue_settle("a", b"claimed", b"seated")
+    assert not await store.queue_claim([("b", b"stale", b"x")])  # refused: not journalled, so the replay takes
+    await store.close()
+    again = await EmbeddedStore(tmp_path / "data").open()
+    try:
+        assert await again.queue_of("a") == (None, b"seated") and await again.queue_waiting() == {"b": b"e-b"}
+    finally:
+        await again.close()

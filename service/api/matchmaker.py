@@ -27,6 +27,7 @@ from service.store.outage import Outage
 from .auth import new_id
 from .games import Games, now_ms
 from .kinds import KINDS
+from .player_events import tell_queue
 
 log = logging.getLogger("free_parking.queue")
 DEFAULT_RATING = shown(MODEL.mu, MODEL.sigma)
@@ -134,10 +135,13 @@ class Matchmaker:
                 done = encode(Status(queue_id=entry.queue_id, state="cancelled", game_id=game_id,
                                      reason=f"the table could not be made ({type(e).__name__}); queue again"))
                 await self.games.store.queue_settle(entry.player_id, claimed[entry.player_id], done)
+                await tell_queue(self.games.store, entry.player_id, "cancelled", game_id=game_id,
+                                 reason="the table could not be made; queue again")
             return 0
         for entry, _ in chosen:
             done = encode(Status(queue_id=entry.queue_id, state="seated", game_id=game_id, seat=seats[entry.player_id]))
             await self.games.store.queue_settle(entry.player_id, claimed[entry.player_id], done)
+            await tell_queue(self.games.store, entry.player_id, "seated", game_id=game_id, seat=seats[entry.player_id])
         return 1
 
     async def _bots(self, game_id: str, kind: str, count: int, people: list[float], rated: dict[str, float]) -> None:

@@ -148,6 +148,16 @@ async def notify(store: Store, player_id: str, event: dict[str, Any]) -> None:
     await record(store, [(player_id, event)])
 
 
+async def tell_queue(store: Store, player_id: str, status: str, **fields: Any) -> None:
+    """The player's ``queue`` event (``waiting``, ``left``, ``seated`` with ``game_id`` and ``seat``, ``cancelled``
+    with a ``reason``). Like every player event it costs the player a notice if the store refuses it, never the
+    queue's own change, which ``GET /queue`` always answers: logged, not raised."""
+    try:
+        await notify(store, player_id, {"type": "queue", "status": status, **fields})
+    except Exception:  # noqa: BLE001
+        log.warning("queue event %s of %s not recorded", status, player_id, exc_info=True)
+
+
 async def read(store: Store, player_id: str, after: str, count: int) -> list[tuple[str, bytes, bytes]]:
     """The player's events after the entry id ``after`` (``0-0``: from the oldest kept): ``(id, type, JSON)``."""
     rows = await store._read(store.r.xrange(stream_key(store, player_id), f"({after}", "+", count=count))

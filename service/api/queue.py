@@ -16,6 +16,7 @@ from .games import now_ms
 from .kinds import KINDS, config_for, default_seats
 from .matchmaker import Entry, Status, decode_entry, decode_status, encode
 from .openapi import doc, extend
+from .player_events import tell_queue
 from .routes import _answer, _caller, _decode
 from .schemas import ClientSeed, PublicKeyHex, Request as Body
 from .signed import registered_key, sound_key
@@ -102,6 +103,7 @@ async def join_queue(request: Request) -> HTTPResponse:
                   options=body.options, client_seed=body.client_seed, public_key=public_key, since=now_ms())
     if not await store.queue_join(entry.player_id, encode(entry)):
         raise ApiError(409, "already_queued", "You are in the queue already: leave it (DELETE /queue) to queue again")
+    await tell_queue(store, entry.player_id, "waiting", kind=entry.kind, since=entry.since)
     return _answer(Queued(entry.queue_id, entry.since), 202)
 
 
@@ -131,4 +133,8 @@ async def queue_status(request: Request) -> HTTPResponse:
 async def leave_queue(request: Request) -> HTTPResponse:
     """`left` is false when you were not waiting (never queued, or already given a table)."""
     who = _player(await _caller(request))
-    return _answer(Left(await request.app.ctx.store.queue_leave(who.player_id or "")))
+    store = request.app.ctx.store
+    left = await store.queue_leave(who.player_id or "")
+    if left:
+        await tell_queue(store, who.player_id or "", "left")
+    return _answer(Left(left))

@@ -12,6 +12,7 @@ from service.api import matchmaker
 from service.rules.ratings import MODEL, shown
 from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings, served
 from tests.api.helpers import assert_error, wait_for
+from tests.api.test_player_stream import of, read_player
 from tests.http import serving
 from tests.signing import PlayerKey
 from tests.stores import drop_namespace_at
@@ -196,3 +197,21 @@ async def test_queueing_is_charged_to_the_seats_limit(tmp_path):
             assert (await api.delete("/queue", headers=bearer(token))).json() == {"left": True}
         assert_error(await api.post("/queue", json={"kind": "free-parking"}, headers=bearer(token)), 429, "rate_limited")
         assert (await api.get("/queue", headers=bearer(token))).json() == {"state": "none"}
+
+
+async def test_the_players_stream_tells_the_queue_from_waiting_to_seated_and_a_leave(store_kind, tmp_path):
+    """The player's stream (docs/player-stream.md) says each change of the player's queue entry: waiting, then seated
+    at the game ``GET /queue`` names (and seated there, as the game's own seat_taken says); a leave is told too."""
+    async with served(make_settings(store_kind, tmp_path, **FAST)) as api:
+        token = await _player(api, "Tess")
+        r = await api.post("/queue", json={"kind": "free-parking", "seats": 2}, headers=bearer(token))
+        assert r.status_code == 202, r.text
+        status = await _seated(api, token)
+        told = of(await read_player(api, token, lambda m: len(of(m, "queue")) >= 2 and of(m, "seated")), "queue")
+        assert [e["status"] for e in told] == ["waiting", "seated"]
+        assert (told[1]["game_id"], told[1]["seat"]) == (status["game_id"], status["seat"])
+        other = await _player(api, "Uma")
+        assert (await api.post("/queue", json={"kind": "monopoly"}, headers=bearer(other))).status_code == 202
+        assert (await api.delete("/queue", headers=bearer(other))).json() == {"left": True}
+        told = of(await read_player(api, other, lambda m: len(of(m, "queue")) >= 2), "queue")
+        assert [e["status"] for e in told] == ["waiting", "left"]

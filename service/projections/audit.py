@@ -25,17 +25,19 @@ def lines(kind: str, envelopes: Sequence[Envelope], events: Sequence[Any] | None
     return [line(env, _summary(rules, event)) for env, event in zip(envelopes, events, strict=True)]
 
 
-_SUMMARIES: dict[type, Any] = {}
+_SUMMARIES: dict[tuple[str, type], Any] = {}
 
 
 def _summary(rules: Any, event: Any) -> str:
-    """``rules.summary(event)``, its implementation for the event's type looked up once per type (a rebuild writes a
-    line for every event; ``singledispatch`` would look it up again each time)."""
-    kind = type(event)
-    fn = _SUMMARIES.get(kind)
+    """``rules.summary(event)``, its implementation for the event's type looked up once per kind and type (a rebuild
+    writes a line for every event; ``singledispatch`` would look it up again each time). Per kind: the events every
+    kind shares (``seat_taken``, ``resign``, ``game_closed``…) are told in each kind's own words — keyed by type alone,
+    a solitaire's "played by" once wrote a card game's "seat 0 taken" in the same process."""
+    key = (rules.KIND, type(event))
+    fn = _SUMMARIES.get(key)
     if fn is None:
         dispatch = getattr(rules.summary, "dispatch", None)
-        fn = _SUMMARIES[kind] = dispatch(kind) if dispatch is not None else rules.summary
+        fn = _SUMMARIES[key] = dispatch(key[1]) if dispatch is not None else rules.summary
     return fn(event)
 
 

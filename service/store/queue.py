@@ -106,9 +106,12 @@ class QueueOps:
         for player_id, entry, _ in claims:
             if await self.r.hget(waiting, player_id) != bytes(entry):
                 return Projected(False, 0)
+        # the status first, then out of the queue: a read between the steps (reads take no lock here) sees the player
+        # waiting and claimed, never neither (GET /queue once answered "none" to a player being seated)
         for player_id, _, record in claims:
-            await self.r.hdel(waiting, player_id)
             await self.r.hset(status, player_id, record)
+        for player_id, _, _ in claims:
+            await self.r.hdel(waiting, player_id)
         return Projected(True, 0)
 
     async def _op_queue_settle(self, player_id: str, expected: bytes, status: bytes) -> Projected:

@@ -48,3 +48,25 @@ async def test_the_embedded_queue_survives_a_restart(tmp_path):
         assert await again.queue_of("a") == (None, b"seated") and await again.queue_waiting() == {"b": b"e-b"}
     finally:
         await again.close()
+
+
+async def test_a_reader_between_the_embedded_claims_steps_sees_the_player_waiting_or_claimed_never_neither(tmp_path):
+    """The embedded store's claim takes steps a read (which takes no lock) may fall between: at every step the player
+    is still waiting or already claimed (GET /queue once answered "none" to a player being seated)."""
+    store = await EmbeddedStore(tmp_path / "data").open()
+    try:
+        await store.queue_join("p1", b"entry-1")
+        seen = []
+        for name in ("hset", "hdel"):
+            step = getattr(store.r, name)
+
+            async def looking(*args, _step=step):
+                seen.append(await store.queue_of("p1"))
+                return await _step(*args)
+
+            setattr(store.r, name, looking)
+        assert await store.queue_claim([("p1", b"entry-1", b"claimed-1")])
+        seen.append(await store.queue_of("p1"))
+        assert len(seen) >= 3 and all(seen_entry is not None or status is not None for seen_entry, status in seen), seen
+    finally:
+        await store.close()

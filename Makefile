@@ -5,8 +5,8 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 BENCH_STAMP := $(VENV)/.bench-stamp
 # make test runs the suite in this many processes (pytest-xdist): most of its time is spent waiting on servers, drills
-# and browsers, so more processes than cores pay; at least 4, at most 8 (each starts servers of its own)
-TEST_JOBS ?= $(shell $(PYTHON) -c "import os; print(max(4, min(8, os.cpu_count() or 1)))")
+# and browsers, so more processes than cores pay; at least 5, at most 8 (each starts servers of its own)
+TEST_JOBS ?= $(shell $(PYTHON) -c "import os; print(max(5, min(8, os.cpu_count() or 1)))")
 
 .PHONY: install run test soak bench demo clean chromium
 

@@ -164,6 +164,7 @@ async def _drive(matchers) -> None:
         await asyncio.sleep(0.05)
 
 
+@pytest.mark.parametrize("store_kind", ["embedded"])  # one process; Redis and the Cluster: two workers, below
 async def test_sixty_players_queue_at_once_on_one_worker(store_kind, tmp_path, monkeypatch):
     async with served(make_settings(store_kind, tmp_path, **FAST)) as api:
         await _sixty([api], monkeypatch)

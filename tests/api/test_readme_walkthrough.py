@@ -71,3 +71,6 @@ async def test_the_curl_walkthrough_runs_verbatim_to_a_verified_finished_game(li
     assert kept and all(json.loads(line)["game_id"] == game_id for line in kept)
     assert (tmp_path / "game.ndjson").read_text().startswith('{"'), "the export saved is a log"
     assert not json.loads((tmp_path / "game.ndjson").read_text().splitlines()[0]).get("error")
+    log = [json.loads(line) for line in (tmp_path / "game.ndjson").read_text().splitlines()[1:]]
+    assert not any(e["type"] == "seat_resigned" for e in log), "Ann played the game out: the loop never resigns"
+    assert any(e["type"] == "game_won" for e in log)

@@ -33,14 +33,14 @@ def _cut(view: dict) -> dict:
 
 def _game(kind: str, i: int) -> tuple[int, list[str], dict | None]:
     """Game ``i``'s seats, bots and options: a mix of table sizes and of bots that play well and that play anything.
-    Monopoly stops at 15 rounds: 25 made 66,000 distinct views (85 MB handed to the page, a minute to make) where 15
+    Monopoly stops at 12 rounds: 25 made 66,000 distinct views (85 MB handed to the page, a minute to make) where 12
     still meet hundreds of trade offers, auctions and debts."""
     rnd = random.Random(f"{kind}:{i}")
     if kind == "free-parking":
         seats = rnd.randint(2, 6)
         return seats, [rnd.choice(["greedy", "random", "random"]) for _ in range(seats)], None
     seats = rnd.randint(2, 4)
-    return seats, [rnd.choice(["strategic", "random"]) for _ in range(seats)], {"max_rounds": 15}
+    return seats, [rnd.choice(["strategic", "random"]) for _ in range(seats)], {"max_rounds": 12}
 
 
 def seeded_views(kind: str, games: int) -> list[dict]:

@@ -18,21 +18,11 @@ from .. import batch, rng
 from ..close import closing
 from ..errors import RuleViolation
 from ..setup import created, seat_taken
-from . import actions, cards, clock
-from .evolve import evolve
+from . import cards, clock, resolving, turns
 from .legal import swap_draws
 from .state import State
+from .turns import Batch
 from .view import status_of
-
-
-class Batch(batch.Batch[State]):
-    """The events of one decision, and the table they leave."""
-
-    evolve = staticmethod(evolve)
-
-    @property
-    def over(self) -> bool:
-        return self.state.phase == "finished"
 
 
 def decide(state: State, command: msgspec.Struct, seat: int | None, at: int) -> list[msgspec.Struct]:
@@ -133,83 +123,7 @@ def _take_seat(b: Batch, c: TakeSeat, seat: int | None) -> None:
     free = next(i for i, st in enumerate(s.seats) if st.player is None)
     b.emit(seat_taken(s, free, c))
     if all(st.player is not None for st in b.state.seats):
-        _deal(b, round_=1, dealer=0)
-
-
-def _deal(b: Batch, round_: int, dealer: int) -> None:
-    """Shuffle both decks, five cards each from the dealer's left, one at a time; the next seat plays first."""
-    s = b.state
-    sets = cards.sets_for(s.n)
-    deck = rng.shuffle(s.rng_seed, f"deal:{round_}:playing", [c.id for c in cards.playing_deck(sets)])
-    second = rng.shuffle(s.rng_seed, f"deal:{round_}:second_chance", [c.id for c in cards.second_chance_deck(sets)])
-    hands: list[list[str]] = [[] for _ in range(s.n)]
-    order = [(dealer + k) % s.n for k in range(1, s.n + 1) if not s.seats[(dealer + k) % s.n].forfeited]
-    for _ in range(cards.DEAL_SIZE):
-        for seat in order:
-            hands[seat].append(deck.pop(0))
-    secret = ev.DealSecret(hands=tuple(tuple(h) for h in hands), deck=tuple(deck), second_chance=tuple(second))
-    b.emit(ev.RoundDealt(round=round_, dealer=dealer, hand_size=cards.DEAL_SIZE, secret=secret))
-    _begin_turn(b, clock.next_seat(s, dealer))
-
-
-def _begin_turn(b: Batch, seat: int) -> None:
-    """A turn starts with the server drawing the player's hand up to six."""
-    b.emit(ev.TurnBegan(seat=seat, turn=b.state.turn + 1, deadline_at=b.turn_deadline))
-    _draw(b, seat, cards.HAND_SIZE - len(b.state.seats[seat].hand), "turn")
-
-
-def _draw(b: Batch, seat: int, count: int, reason: str) -> None:
-    """Draw from the playing deck; when it runs short, the discard pile is shuffled in under it."""
-    s = b.state
-    if len(s.deck) < count and s.discard:
-        n = s.reshuffles + 1
-        order = rng.shuffle(s.rng_seed, f"reshuffle:playing:{n}", s.discard)
-        b.emit(ev.DeckReshuffled(deck="playing", count=len(order), reshuffle=n, secret=ev.OrderSecret(order=tuple(order))))
-    take = b.state.deck[: max(count, 0)]
-    if take or reason == "second_chance":
-        b.emit(ev.CardsDrawn(seat=seat, count=len(take), reason=reason, secret=ev.CardsSecret(cards=take)))
-
-
-def _end_turn(b: Batch, after: int | None = None) -> None:
-    """The turn passes to the next seat — or to ``after``, where a trade moved the player who was next."""
-    seat = b.state.turn_seat
-    b.emit(ev.TurnEnded(seat=seat))
-    _begin_turn(b, clock.next_seat(b.state, seat) if after is None else after)
-
-
-def _check_win(b: Batch, seat: int) -> None:
-    """The moment a seat's Point cards total 200 or more, its player wins — on their turn or not. In tournament
-    mode, 150 ends the round instead."""
-    st = b.state.seats[seat]
-    if st.forfeited:  # a resigned drawer may still be handed a Point card by its action: out, it wins nothing
-        return
-    if b.state.config.mode == "tournament":
-        if st.score >= cards.ROUND_POINTS:
-            _end_round(b, seat)
-    elif st.score >= cards.WINNING_POINTS:
-        _won(b, seat, st.score)
-
-
-def _won(b: Batch, seat: int, points: int) -> None:
-    player = b.state.seats[seat].player
-    assert player is not None
-    b.emit(ev.GameWon(seat=seat, player=player, points=points))
-    b.emit(SeedRevealed(seed=b.state.seed.hex()))
-
-
-def _end_round(b: Batch, seat: int) -> None:
-    """Tournament: the seat that reached 150 scores its round total + 25, every other its round total. Once a
-    cumulative total reaches 300 the highest wins; a tie at the top plays another round. Else the next seat deals."""
-    s = b.state
-    scores = tuple(st.score + (cards.ROUND_BONUS if i == seat else 0) for i, st in enumerate(s.seats))
-    totals = tuple(st.total + score for st, score in zip(s.seats, scores, strict=True))
-    b.emit(ev.RoundEnded(round=s.round, seat=seat, scores=scores, totals=totals))
-    top = max(totals[i] for i in s.playing)  # a forfeited seat keeps its total, but wins nothing
-    leaders = [i for i in s.playing if totals[i] == top]
-    if top >= cards.TOURNAMENT_POINTS and len(leaders) == 1:
-        _won(b, leaders[0], top)
-    else:
-        _deal(b, round_=s.round + 1, dealer=(s.dealer + 1) % s.n)
+        turns.deal(b, round_=1, dealer=0)
 
 
 # --- main plays ----------------------------------------------------------------------------------
@@ -235,7 +149,7 @@ def _run_errand(b: Batch, c: ev.RunErrand, seat: int | None) -> None:
         raise RuleViolation("meter_too_low", f"Your meter shows {meter} minutes; this errand needs {value}", meter=meter)
     points = s.seats[seat].score + value
     b.emit(ev.ErrandRun(seat=seat, card=c.card, value=value, meter=meter - value, points=points))
-    _check_win(b, seat)
+    turns.check_win(b, seat)
 
 
 def _free_parking(b: Batch, c: ev.FreeParking, seat: int | None) -> None:
@@ -248,7 +162,7 @@ def _free_parking(b: Batch, c: ev.FreeParking, seat: int | None) -> None:
     b.emit(
         ev.ErrandRun(seat=seat, card=c.errand, value=value, meter=st.meter, points=st.score + value, free_parking=c.card)
     )
-    _check_win(b, seat)
+    turns.check_win(b, seat)
 
 
 def _time_expires(b: Batch, c: ev.TimeExpires, seat: int | None) -> None:
@@ -258,7 +172,7 @@ def _time_expires(b: Batch, c: ev.TimeExpires, seat: int | None) -> None:
     _holding(s, seat, c.card, "time_expires")
     _opponent(s, seat, c.target)
     b.emit(ev.TimeExpiresPlayed(seat=seat, card=c.card, target=c.target))
-    _resolve(b)
+    resolving.resolve(b)
 
 
 def _swap_three(b: Batch, c: ev.SwapThree, seat: int | None) -> None:
@@ -271,11 +185,11 @@ def _swap_three(b: Batch, c: ev.SwapThree, seat: int | None) -> None:
         _holding(s, seat, card)
     if s.rules_version == 1:  # version 1 discarded first, so a reshuffle could hand the three back
         b.emit(ev.ThreeSwapped(seat=seat, cards=c.cards))
-        _draw(b, seat, cards.SWAP_SIZE, "swap")
+        turns.draw(b, seat, cards.SWAP_SIZE, "swap")
         return
     if not swap_draws(s):
         raise RuleViolation("nothing_to_draw", "No new card can be drawn: the deck and the discard pile are empty")
-    _draw(b, seat, cards.SWAP_SIZE, "swap")  # up to three new cards, before the three reach the discard pile
+    turns.draw(b, seat, cards.SWAP_SIZE, "swap")  # up to three new cards, before the three reach the discard pile
     b.emit(ev.ThreeSwapped(seat=seat, cards=c.cards))
 
 
@@ -305,13 +219,13 @@ def _draw_second_chance(b: Batch, c: ev.DrawSecondChance, seat: int | None) -> N
         )
     top = b.state.second_chance[0]
     b.emit(ev.SecondChanceDrawn(seat=seat, card=top, effect=cards.effect_of(top)))
-    _resolve(b)
+    resolving.resolve(b)
 
 
 def _end_turn_command(b: Batch, c: ev.EndTurn, seat: int | None) -> None:
     seat = _a_seat(seat)
     _after_main(b.state, seat)
-    _end_turn(b)
+    turns.end_turn(b)
 
 
 # --- interrupts and answers ----------------------------------------------------------------------
@@ -330,7 +244,7 @@ def _officer_jones(b: Batch, c: ev.OfficerJones, seat: int | None) -> None:
     if not target.points:
         raise RuleViolation("target_has_no_points", f"Seat {c.target} has no Point card down")
     b.emit(ev.OfficerJonesPlayed(seat=seat, card=c.card, target=c.target, out_of_turn=seat != s.turn_seat))
-    _resolve(b)
+    resolving.resolve(b)
 
 
 def _awaited(s: State, seat: int, kinds: tuple[str, ...]) -> None:
@@ -350,14 +264,14 @@ def _talk_out(b: Batch, c: ev.TalkOut, seat: int | None) -> None:
     _holding(s, seat, c.card, "talk_your_way_out")
     assert s.action is not None
     b.emit(ev.TalkedOut(seat=seat, card=c.card, cancelled=s.action.card))
-    _resolve(b)
+    resolving.resolve(b)
 
 
 def _accept(b: Batch, c: ev.Accept, seat: int | None) -> None:
     seat = _a_seat(seat)
     _awaited(b.state, seat, ("respond",))
     b.emit(ev.Accepted(seat=seat))
-    _resolve(b)
+    resolving.resolve(b)
 
 
 def _choose(b: Batch, c: ev.Choose, seat: int | None) -> None:
@@ -372,7 +286,7 @@ def _choose(b: Batch, c: ev.Choose, seat: int | None) -> None:
     if given[kind] not in s.pending.options:
         raise RuleViolation("not_an_option", f"{given[kind]} is not a {kind} you may choose", options=s.pending.options)
     b.emit(ev.Chosen(seat=seat, choice=kind, value=given[kind]))
-    _resolve(b)
+    resolving.resolve(b)
 
 
 def _timeout(b: Batch, c: Timeout, seat: int | None) -> None:
@@ -390,7 +304,7 @@ def _timeout(b: Batch, c: Timeout, seat: int | None) -> None:
         b.emit(ev.Accepted(seat=p.seat, by_server=True))
     else:
         b.emit(ev.Chosen(seat=p.seat, choice=p.kind, value=p.options[0], how="timeout"))
-    _resolve(b)
+    resolving.resolve(b)
 
 
 def _turn_timeout(b: Batch) -> None:
@@ -398,7 +312,7 @@ def _turn_timeout(b: Batch) -> None:
     ends — or, one player left, that player wins (with their total in tournament mode)."""
     clock.time_out_turn(b)
     if not _last_one_wins(b):
-        _end_turn(b)
+        turns.end_turn(b)
 
 
 def _last_one_wins(b: Batch) -> bool:
@@ -408,13 +322,13 @@ def _last_one_wins(b: Batch) -> bool:
     if len(s.playing) != 1:
         return False
     last = s.playing[0]
-    _won(b, last, s.seats[last].total if s.config.mode == "tournament" else s.seats[last].score)
+    turns.won(b, last, s.seats[last].total if s.config.mode == "tournament" else s.seats[last].score)
     return True
 
 
 def _resign(b: Batch, c: ev.Resign, seat: int | None) -> None:
     """RULES.md §1 "Resigning": the seat is out at once and for good, as a forfeited one is. One seat left in wins;
-    else a wait on the resigned seat closes as if it had accepted (``_resolve`` answers for an out seat), a trade of
+    else a wait on the resigned seat closes as if it had accepted (``resolving.resolve`` answers for an out seat), a trade of
     places it was part of is void, it can no longer be named a target, and its turn, if it was on turn, passes once
     no action is left in play."""
     seat = _a_seat(seat)
@@ -426,10 +340,10 @@ def _resign(b: Batch, c: ev.Resign, seat: int | None) -> None:
         return
     s = b.state
     if s.action is not None:
-        if p is not None and (p.seat == seat or _void(s) or (p.kind == "target" and seat in p.options)):
-            _resolve(b)  # answered for it, void, or the choice of target asked again without it
+        if p is not None and (p.seat == seat or resolving.is_void(s) or (p.kind == "target" and seat in p.options)):
+            resolving.resolve(b)  # answered for it, void, or the choice of target asked again without it
     elif s.turn_seat == seat:
-        _end_turn(b)
+        turns.end_turn(b)
 
 
 def _close(b: Batch, c: Close, seat: int | None) -> None:
@@ -437,140 +351,6 @@ def _close(b: Batch, c: Close, seat: int | None) -> None:
     b.emit(closing(b.state, status_of(b.state), c, seat, b.at))
     b.emit(SeedRevealed(seed=b.state.seed.hex()))
 
-
-# --- resolving an action -------------------------------------------------------------------------
-
-
-def _resolve(b: Batch) -> None:
-    """Carry the current action's script forward to its next wait, or to its end."""
-    while not b.over and b.state.action is not None:
-        s = b.state
-        a = s.action
-        assert a is not None
-        if not a.steps or _void(s):
-            void = bool(a.steps)
-            b.emit(ev.ActionResolved(card=a.card, cancelled=a.cancelled or void))
-            if a.kind not in ("officer_jones", "time_expires"):  # a Second Chance card ends the turn once resolved
-                _end_turn(b, None if void else _next_after_trade(s, a))
-            elif s.seats[s.turn_seat].forfeited:  # the seat on turn resigned meanwhile
-                _end_turn(b)
-            return
-        step = a.steps[0]
-        kind, seat = actions.what(step), actions.who(s, step)
-        if s.seats[seat].forfeited and kind in ("respond", "target", "card", "position"):
-            _answer_for_out(b, kind, seat)
-            continue
-        if kind == "respond":
-            b.emit(ev.ResponseAwaited(seat=seat, action=a.kind, by=a.by, card=a.card, deadline_at=b.deadline))
-            return
-        if kind in ("target", "card", "position"):
-            options = _options(s, kind, seat)
-            if len(options) == 1:
-                b.emit(ev.Chosen(seat=seat, choice=kind, value=options[0], how="only_option"))
-                continue
-            b.emit(ev.ChoiceAwaited(seat=seat, choice=kind, options=options, deadline_at=b.deadline))
-            return
-        _EFFECTS[kind](b, seat)
-
-
-def _void(s: State) -> bool:
-    """An action a resignation left with nothing to do ends at once, cancelled: a trade of places with a seat that
-    resigned (a live player must not be seated in its place), a Point card to take for a drawer that resigned (out,
-    it gains nothing), or a target to name when every seat it could name has resigned. None can happen without a
-    resignation."""
-    a = s.action
-    if a is None:
-        return False
-    out = s.seats[a.by].forfeited
-    if a.kind == "take_point" and out:
-        return True
-    if a.kind == "trade_places" and (out or (a.target is not None and s.seats[a.target].forfeited)):
-        return True
-    return bool(a.steps) and actions.what(a.steps[0]) == "target" and not actions.target_options(s)
-
-
-def _answer_for_out(b: Batch, kind: str, seat: int) -> None:
-    """A wait on a seat that resigned closes at once as if it had accepted, a choice with the server's default (the
-    first option, as on a timeout)."""
-    if kind == "respond":
-        b.emit(ev.Accepted(seat=seat))
-        return
-    options = _options(b.state, kind, seat)
-    b.emit(ev.Chosen(seat=seat, choice=kind, value=options[0], how="resigned"))  # type: ignore[arg-type]
-
-
-def _next_after_trade(s: State, a: Any) -> int | None:
-    """"Play proceeds to the next person whose turn it would have been if you hadn't moved": when the drawer
-    traded with the player on their left, that player — now in the drawer's old seat — plays next."""
-    nxt = clock.next_seat(s, s.turn_seat)
-    if a.kind == "trade_places" and not a.cancelled and a.target == nxt:
-        return s.turn_seat
-    return None
-
-
-def _options(s: State, kind: str, seat: int) -> tuple[Any, ...]:
-    """A choice's options, the server's default first."""
-    a = s.action
-    assert a is not None
-    if kind == "target":
-        return actions.target_options(s)
-    if kind == "card":
-        return tuple(cards.lowest_first(s.seats[seat].points))
-    return tuple(range(len(a.fan)))
-
-
-def _fan(b: Batch, seat: int) -> None:
-    """The target's Point cards, face down in an order of the RNG; the drawer will pick a position."""
-    s = b.state
-    order = rng.shuffle(s.rng_seed, f"unseen:{s.version + 1}", s.seats[seat].points)
-    b.emit(ev.PointCardsFanned(seat=seat, count=len(order), secret=ev.OrderSecret(order=tuple(order))))
-
-
-def _move_point(b: Batch, seat: int) -> None:
-    a = b.state.action
-    assert a is not None and a.chosen is not None
-    step = actions.what(a.steps[0])
-    if step == "take":
-        b.emit(ev.PointCardMoved(seat=seat, card=a.chosen, cause=a.card, to=a.by))
-        _check_win(b, a.by)
-    elif step == "give":
-        assert a.target is not None
-        b.emit(ev.PointCardMoved(seat=seat, card=a.chosen, cause=a.card, to=a.target))
-        _check_win(b, a.target)
-    else:
-        b.emit(ev.PointCardMoved(seat=seat, card=a.chosen, cause=a.card))
-
-
-def _meter(b: Batch, seat: int) -> None:
-    a = b.state.action
-    assert a is not None
-    step, meter = actions.what(a.steps[0]), b.state.seats[seat].meter
-    after = actions.gain_after(a.kind, meter) if step == "gain" else actions.meter_after(step, meter)
-    b.emit(ev.MeterSet(seat=seat, meter=after, cause=a.card))
-
-
-def _trade(b: Batch, seat: int) -> None:
-    a = b.state.action
-    assert a is not None
-    b.emit(ev.PlacesTraded(seat=a.by, other=seat))
-
-
-def _draw_two(b: Batch, seat: int) -> None:
-    _draw(b, seat, cards.SECOND_CHANCE_DRAWS, "second_chance")
-
-
-_EFFECTS: dict[str, Callable[[Batch, int], None]] = {
-    "fan": _fan,
-    "take": _move_point,
-    "give": _move_point,
-    "lose": _move_point,
-    "expire": _meter,
-    "violation": _meter,
-    "minus_20": _meter,
-    "gain": _meter,
-    "trade": _trade,
-    "draw_2": _draw_two,
-}
 
 _HANDLERS: dict[type, Callable[[Batch, Any, int | None], None]] = {
     Create: _create,

@@ -13,7 +13,7 @@ import { ratingLine, showRatingChanges } from "./ratings.js";
 import { confirmJoin, seedingLine, seedingTag } from "./seeding.js";
 import { stillLegal } from "./signing.js";
 import { POLL_MAX_MS, every, offlineBanner } from "./reach.js";
-import { yourTurnBadge } from "./yourturn.js";
+import { ACTIONS, yourTurn, yourTurnBadge } from "./yourturn.js";
 import { playNow } from "./queue.js";
 
 const POLL_MS = 500;
@@ -420,19 +420,6 @@ function freeSeats(view) {
   const seats = view.players || view.seats;
   if (!seats) return view.player_id ? 0 : 1;   // a solitaire's one seat is the view itself
   return seats.filter((p) => !p.name && !p.player_id).length;
-}
-
-const ACTIONS = ["button.cmd[data-type=roll]:not([disabled])", ".mono-side-col button:not([disabled])", "section.prompt button:not([disabled])",
-                 "section.legal button:not([disabled])", ".controls button:not([disabled])", "button.cmd:not([disabled])"].join(", ");
-
-/** Whether the caller is the one the game waits for: their turn, or an answer of theirs pending (a solitaire is
- *  always its player's: not announced). */
-function yourTurn(view) {
-  if (view.status !== "playing" || view.seat == null || view.kind === "solitaire") return false;
-  const p = view.pending;
-  if (p && (p.seats || p.seat != null)) return (p.seats || [p.seat]).includes(view.seat);   // an answer awaited
-  const turn = view.turn_seat != null ? view.turn_seat : view.turn;
-  return turn === view.seat && (view.legal || []).length > 0;
 }
 
 // ---------------------------------------------------------------- routing

@@ -93,3 +93,18 @@ export function yourTurnBadge(player, header, api) {
     badge.remove();
   };
 }
+
+// The open table's own turn: what the page's title and focus follow (the badge above is the other tables').
+
+export const ACTIONS = ["button.cmd[data-type=roll]:not([disabled])", ".mono-side-col button:not([disabled])", "section.prompt button:not([disabled])",
+                 "section.legal button:not([disabled])", ".controls button:not([disabled])", "button.cmd:not([disabled])"].join(", ");
+
+/** Whether the caller is the one the game waits for: their turn, or an answer of theirs pending (a solitaire is
+ *  always its player's: not announced). */
+export function yourTurn(view) {
+  if (view.status !== "playing" || view.seat == null || view.kind === "solitaire") return false;
+  const p = view.pending;
+  if (p && (p.seats || p.seat != null)) return (p.seats || [p.seat]).includes(view.seat);   // an answer awaited
+  const turn = view.turn_seat != null ? view.turn_seat : view.turn;
+  return turn === view.seat && (view.legal || []).length > 0;
+}

@@ -429,15 +429,10 @@ def _(e: ev.TurnTimedOut, s: State, seq: int) -> State:
 
 
 @_apply.register
-def _(e: ev.SeatForfeited, s: State, seq: int) -> State:
-    """The forfeit itself changes nothing else: the bankruptcy to the bank that follows (``went_bankrupt``) does."""
-    return _seat(s, e.seat, forfeited=True)
-
-
-@_apply.register
-def _(e: ev.SeatResigned, s: State, seq: int) -> State:
-    """As a forfeit: the resignation itself changes nothing else; the bankruptcy to the bank that follows does."""
-    return _seat(s, e.seat, resigned=True)
+def _(e: ev.SeatForfeited | ev.SeatResigned, s: State, seq: int) -> State:
+    """A forfeit or a resignation marks the seat and changes nothing else: the bankruptcy to the bank that follows
+    (``went_bankrupt``) does."""
+    return _seat(s, e.seat, **{"forfeited" if isinstance(e, ev.SeatForfeited) else "resigned": True})
 
 
 @_apply.register

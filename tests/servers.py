@@ -79,8 +79,9 @@ def free_port_in(ports: range) -> int:
     raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1}")
 
 
-def wait_healthy(port: int, proc: subprocess.Popen, seconds: float = 30) -> None:
-    """Until ``GET /healthz`` answers 200 on ``port``; fails the test if ``proc`` dies or ``seconds`` pass."""
+def wait_healthy(port: int, proc: subprocess.Popen, seconds: float = 90) -> None:
+    """Until ``GET /healthz`` answers 200 on ``port``; fails the test if ``proc`` dies or ``seconds`` pass (a bound only
+    to fail rather than hang: a start takes 2 s of CPU, and 20 s of wall time with three starting on a loaded host)."""
     deadline = time.time() + seconds
     while time.time() < deadline and proc.poll() is None:
         try:

@@ -347,6 +347,7 @@ class Games:
         idle = idle_due(peek, self.idle_ms)
         cold = archive_due(peek, self.archive_after_ms) if self.store.archive is not None else None
         due = min((t for t in (owed, idle, cold) if t is not None), default=None)
+        told = player_events.told(game, state, envelopes)  # what the append does for its players, kept with it
         result = await self.store.append(
             AppendRequest(
                 game_id=game.game_id,
@@ -362,11 +363,11 @@ class Games:
                 meta=meta or {},
                 claims=claims,
                 claim=claim,
+                told=told,
             )
         )
         metrics.labelled(metrics.APPENDS, result.outcome).inc()
         if result.outcome == "ok":
-            told = player_events.told(game, state, envelopes)  # the state before the commit, no await between
             if game.version == envelopes[0].seq - 1:
                 game.commit(envelopes, state)
             else:
@@ -374,7 +375,8 @@ class Games:
             if owed is not None and self.on_due is not None:  # an idle close is far off: the runner's scans find it
                 self.on_due(game.game_id, owed, peek.version)
             self.watches.wake(game.game_id)
-            await player_events.tell(self.store, game.game_id, told)  # the players' own streams
+            if told:
+                await player_events.tell(self.store, game.game_id)  # the players' own streams, from the game's outbox
             return Executed(envelopes, game)
         if result.outcome == "conflict":
             if result.version < game.version:  # the store is behind the cache: it lost events the cache holds

@@ -1,9 +1,11 @@
 """What a player must act on, across their games: the events of ``GET /players/me/stream`` (docs/player-stream.md).
 
-Each registered player has one store stream of their own, ``ns:pstream:<player_id>``, appended to by the worker whose
-append made the change (``Games._append`` calls ``told`` then ``tell``: ``derive`` and ``record``): exactly one
-worker wins each version of a game, so each event is written once, whichever worker serves the stream, and a stream
-entry's id is the SSE ``id`` a client resumes from. ``derive`` is pure: it compares the game's state before and after the append.
+Each registered player has one store stream of their own (``Keys.player_stream``). ``derive`` (pure) compares a game's
+state before and after an append; ``Games._append`` puts what it derived into the append itself (``told``), so the
+store keeps it with the game's events, atomically, in the game's outbox, and then relays it (``tell``) into the players'
+streams; the projector relays every append that told something before acknowledging it, so a worker that dies in
+between delays the event, never loses it (``service/store/told.py``: exactly once per player). A stream entry's id is
+the SSE ``id`` a client resumes from.
 
 - ``seated`` ``{game_id, seat, kind}``: the player took a seat (or was seated at creation);
 - ``turn`` ``{game_id, seat, version, deadline_at}``: the seat's playing moves (``legal`` less ``resign``) went from
@@ -14,10 +16,11 @@ entry's id is the SSE ``id`` a client resumes from. ``derive`` is pure: it compa
   ``GET /games/{id}/ratings``, whose ``rated`` turns true once the change is known;
 - ``queue`` ``{status, …}``: written by ``notify`` (the matchmaking queue's code calls it).
 
-Besides its own stream, every event writes a pointer (the player's id) to one log of all players, ``ns:plog``,
-which one reader per worker follows (``PlayerFeed``) to wake the streams it serves: another worker's write reaches
-an idle stream at once, and an idle stream holds no store connection. The cost in the hot path: two state checks
-per registered seat (``legal_commands``) and, only when something changed for a player, one pipelined write.
+On Redis, every relay also writes a pointer (the player's id) to one log of all players (``Keys.player_log``), which
+one reader per worker follows (``PlayerFeed``) to wake the streams it serves: another worker's write reaches an idle
+stream at once, and an idle stream holds no store connection. The cost in the hot path: two state checks per
+registered seat (``legal_commands``) and, only when something changed for a player, the outbox's entry in the append
+and one more round trip to relay it.
 """
 
 from __future__ import annotations
@@ -25,32 +28,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
-import msgspec
 
 from service.rules.ratings.finish import RATED_KINDS, RATED_SEEDING
 from service.rules.resign import playing_on
 from service.store.store import Store
+from service.store.told import encode_told
 
 from .watch import FEED_BLOCK_MS, POLL_SECONDS, _go_on
 
 log = logging.getLogger("free_parking")
-_json = msgspec.json.Encoder()
 
-KEPT = 1000  # events kept per player (approximately: XADD MAXLEN ~): a stream resumed from further back starts there
-LOG_KEPT = 10_000  # pointers kept in the players' log
 ENDINGS = ("game_won", "game_ended", "game_closed")
-
-
-def stream_key(store: Store, player_id: str) -> str:
-    return f"{store.keys.ns}:pstream:{player_id}"
-
-
-def log_key(store: Store) -> str:
-    return f"{store.keys.ns}:plog"
 
 
 def _registered(player: Any) -> str | None:
@@ -105,39 +96,24 @@ def derive(game: Any, before: Any, after: Any, envelopes: list[Any]) -> list[tup
     return out
 
 
-async def record(store: Store, events: list[tuple[str, dict[str, Any]]]) -> None:
-    """Append each event to its player's stream and a pointer to the players' log, in one round trip; then wake this
-    worker's streams of those players (another worker's wake through the log)."""
-    if not events:
-        return
-    pipe = store.r.pipeline(transaction=False)
-    for player_id, event in events:
-        pipe.xadd(stream_key(store, player_id), {"t": event["type"], "e": _json.encode(event)}, maxlen=KEPT, approximate=True)
-        pipe.xadd(log_key(store), {"p": player_id}, maxlen=LOG_KEPT, approximate=True)
-    await store._read(pipe.execute())
-    feed = _FEEDS.get(store)
-    if feed is not None:
-        for player_id, _ in events:
-            feed.wake(player_id)
-
-
-def told(game: Any, after: Any, envelopes: list[Any]) -> list[tuple[str, dict[str, Any]]]:
-    """``derive`` for ``Games._append``, on the game's state before it commits the append; a failure costs the
-    players an event, never the move (logged: the game's own log is the truth a client can always read)."""
+def told(game: Any, after: Any, envelopes: list[Any]) -> bytes:
+    """``derive`` for ``Games._append``, on the game's state the append is decided on, encoded for the append
+    (``AppendRequest.told``): the store keeps it with the game's events and tells the players (``tell``). A failure
+    costs the players an event, never the move (logged: the game's own log is the truth a client can always read)."""
     try:
-        return derive(game, game.state if game.version else None, after, envelopes)
+        return encode_told(derive(game, game.state if game.version else None, after, envelopes))
     except Exception:  # noqa: BLE001
         log.warning("player events of %s not derived", game.game_id, exc_info=True)
-        return []
+        return b""
 
 
-async def tell(store: Store, game_id: str, events: list[tuple[str, dict[str, Any]]]) -> None:
-    """``record`` for ``Games._append``, after the append: by the worker whose append won, so once. A store error
-    costs the players an event, never the move, which is already appended."""
+async def tell(store: Store, game_id: str) -> None:
+    """Relay the game's outbox to its players' streams at once, after the append that filled it. A store error only
+    delays the events: the projector relays every append that told something before it acknowledges it."""
     try:
-        await record(store, events)
+        await store.tell_players(game_id)
     except Exception:  # noqa: BLE001
-        log.warning("player events of %s not written", game_id, exc_info=True)
+        log.warning("player events of %s not relayed yet (the projector will)", game_id, exc_info=True)
 
 
 async def notify(store: Store, player_id: str, event: dict[str, Any]) -> None:
@@ -145,7 +121,7 @@ async def notify(store: Store, player_id: str, event: dict[str, Any]) -> None:
     "game_id": ...}``): for code outside a game's append, such as the matchmaking queue. Any worker may call it."""
     if not isinstance(event.get("type"), str):
         raise ValueError("a player event needs a 'type'")
-    await record(store, [(player_id, event)])
+    await store.tell_player(player_id, event)
 
 
 async def tell_queue(store: Store, player_id: str, status: str, **fields: Any) -> None:
@@ -160,8 +136,7 @@ async def tell_queue(store: Store, player_id: str, status: str, **fields: Any) -
 
 async def read(store: Store, player_id: str, after: str, count: int) -> list[tuple[str, bytes, bytes]]:
     """The player's events after the entry id ``after`` (``0-0``: from the oldest kept): ``(id, type, JSON)``."""
-    rows = await store._read(store.r.xrange(stream_key(store, player_id), f"({after}", "+", count=count))
-    return [(entry.decode(), fields[b"t"], fields[b"e"]) for entry, fields in rows]
+    return await store.player_events(player_id, after, count)
 
 
 class PlayerWatch:
@@ -179,9 +154,6 @@ class PlayerWatch:
         await asyncio.wait([self._changed], timeout=timeout)
 
 
-_FEEDS: weakref.WeakKeyDictionary[Store, PlayerFeed] = weakref.WeakKeyDictionary()
-
-
 class PlayerFeed:
     """One reader per worker of the players' log (a real Redis; the embedded store's one worker wakes its streams as it
     writes), started by the first player stream and stopped with the last, like the games' ``ChangeFeed``."""
@@ -192,7 +164,12 @@ class PlayerFeed:
         self._task: asyncio.Task[None] | None = None
         self.reading = store.name == "embedded"  # whether wakes can be trusted (else streams look every POLL_SECONDS)
         self.closed = False  # the worker is stopping: no stream starts the reader again
-        _FEEDS[store] = self
+        store.on_told = self.wake_all
+
+    def wake_all(self, player_ids: list[str]) -> None:
+        """This worker's streams of players the store just wrote for (``Store.on_told``): woken without the log."""
+        for player_id in player_ids:
+            self.wake(player_id)
 
     def wake(self, player_id: str) -> None:
         watch = self._by_player.get(player_id)
@@ -233,18 +210,18 @@ class PlayerFeed:
             _go_on()
             try:
                 if head is None:
-                    rows = await self.store._read(self.store.r.xrevrange(log_key(self.store), "+", "-", count=1))
+                    rows = await self.store._read(self.store.r.xrevrange(self.store.keys.player_log(), "+", "-", count=1))
                     head = rows[0][0] if rows else b"0-0"
                     self.reading = True
                     for watch in list(self._by_player.values()):  # what came before the feed read: looked at once
                         watch.wake()
                     continue
                 if self.store.cluster:
-                    rows = await self.store._read(self.store.r.xrange(log_key(self.store), b"(" + head, "+", count=1000))
-                    replies = [(log_key(self.store), rows)] if rows else []
+                    rows = await self.store._read(self.store.r.xrange(self.store.keys.player_log(), b"(" + head, "+", count=1000))
+                    replies = [(self.store.keys.player_log(), rows)] if rows else []
                 else:
                     client = self.store._feed_client(FEED_BLOCK_MS)
-                    reading = client.xread({log_key(self.store): head}, count=1000, block=FEED_BLOCK_MS)
+                    reading = client.xread({self.store.keys.player_log(): head}, count=1000, block=FEED_BLOCK_MS)
                     replies = await self.store._read(reading) or []
                 self.reading = True
             except asyncio.CancelledError:

@@ -225,6 +225,25 @@ async def _project_batch(
     await asyncio.gather(*(one(g) for g in alone))
 
 
+async def tell_players(store: Store, games: set[str]) -> dict[str, Exception]:
+    """Relay the outboxes of ``games`` to their players' streams (``Store.tell_players``: a no-op where the appending
+    worker did it already); answers the games that failed, with their error. ``StoreUnavailable`` stops everything."""
+    gate = asyncio.Semaphore(16)
+
+    async def one(game: str) -> Exception | None:
+        async with gate:
+            try:
+                await store.tell_players(game)
+            except StoreUnavailable:
+                raise
+            except Exception as e:  # noqa: BLE001 (one game's error must not stop the others)
+                return e
+            return None
+
+    failed = await asyncio.gather(*(one(g) for g in sorted(games)))
+    return {g: e for g, e in zip(sorted(games), failed, strict=True) if e is not None}
+
+
 class Projector:
     """One consumer of the projectors' group; run several (in one process or many) to share the partitions' work."""
 
@@ -408,6 +427,7 @@ class Projector:
         upto: dict[str, int] = {}
         home: dict[str, int] = {}
         acked: dict[int, list[Any]] = {}
+        told: set[str] = set()
         for p, entries in batch.items():
             for entry_id, fields in entries:
                 if not fields or b"game" not in fields:  # deleted from the log, or not a pointer: nothing to apply
@@ -417,7 +437,10 @@ class Projector:
                 games.setdefault(game, []).append(entry_id)
                 upto[game] = max(upto.get(game, 0), int(fields[b"to"]))
                 home[game] = p
-        outcome = await project_games(self.store, dict(upto), max_events=self.max_events, stats=self.stats)
+                if b"told" in fields:
+                    told.add(game)
+        outcome = {**await project_games(self.store, dict(upto), max_events=self.max_events, stats=self.stats),
+                   **await tell_players(self.store, told)}  # a game whose players are not all told stays pending
         for game, done in outcome.items():
             if isinstance(done, Exception):  # one bad game must not stop the others; its entries stay pending
                 log.error("projector %s: game %s failed to project", self.consumer, game, exc_info=done)

@@ -1,10 +1,11 @@
 -- Append one command's events to a game, atomically, validating everything before the first write
 -- (Redis does not roll back a script that fails midway).
--- KEYS: stream, meta, commands, partition log, index waiting, index playing, index finished, due,
+-- KEYS: stream, meta, commands, partition log, index waiting, index playing, index finished, due, outbox,
 --       for a game of a known kind that kind's index waiting, playing, finished,
 --       and last, with a claim, the hash of claims it is checked against (a tournament's seats: player -> table)
 -- ARGV: expected_version, command_key, command_digest, game_id, status, created_at, due_at, claim (a field of the
---       claims hash this game must hold or take, or ''), n_meta, [field, value]*n_meta, n_events, [entry]*n_events, head
+--       claims hash this game must hold or take, or ''), n_meta, [field, value]*n_meta, n_events, [entry]*n_events, head,
+--       told (what the batch tells its players, or '': kept in the outbox under the batch's last version)
 local unpack = unpack or table.unpack
 local expected = tonumber(ARGV[1])
 local command_key, digest, game_id = ARGV[2], ARGV[3], ARGV[4]
@@ -58,6 +59,7 @@ for i = 1, n_events do
   at = at + 1
 end
 local head = ARGV[at]
+local told = ARGV[at + 1]
 local last = version + n_events
 
 redis.call('HSET', KEYS[2], 'version', last, 'head', head, 'status', status)
@@ -67,16 +69,21 @@ end
 if command_key ~= '' then
   redis.call('HSET', KEYS[3], command_key, digest .. ':' .. (version + 1) .. ':' .. last)
 end
-redis.call('XADD', KEYS[4], '*', 'game', game_id, 'from', version + 1, 'to', last)
+if told ~= nil and told ~= '' then
+  redis.call('XADD', KEYS[9], tostring(last) .. '-0', 'e', told)
+  redis.call('XADD', KEYS[4], '*', 'game', game_id, 'from', version + 1, 'to', last, 'told', '1')
+else
+  redis.call('XADD', KEYS[4], '*', 'game', game_id, 'from', version + 1, 'to', last)
+end
 for i = 5, 7 do
   redis.call('ZREM', KEYS[i], game_id)
 end
 redis.call('ZADD', KEYS[index[status]], created_at, game_id)
-if n_keys == 11 then
-  for i = 9, 11 do
+if n_keys == 12 then
+  for i = 10, 12 do
     redis.call('ZREM', KEYS[i], game_id)
   end
-  redis.call('ZADD', KEYS[index[status] + 4], created_at, game_id)
+  redis.call('ZADD', KEYS[index[status] + 5], created_at, game_id)
 end
 if claims then
   redis.call('HSET', claims, claim, game_id)

@@ -59,6 +59,9 @@ class AppendRequest(msgspec.Struct, frozen=True, kw_only=True):
     game_id: str
     expected_version: int
     entries: list[bytes]
+    # what the append tells its players (``service/api/player_events.py``: a JSON list of [player id, event]), written to
+    # the game's outbox with the events, so that it is told (``Store.tell_players``) even if the worker dies right after
+    told: bytes = b""
     kind: str = ""  # the game's kind: the append keeps that kind's index of games by status too
     head: str
     status: str
@@ -109,6 +112,15 @@ class CommandRecord(msgspec.Struct, frozen=True):
     last: int
 
 
+def raise_first(results: list[Any]) -> None:
+    """Raise the first error a pipeline answered in place (``StoreUnavailable`` for a lost server)."""
+    for r in results:
+        if isinstance(r, Exception) and unavailable(r):
+            raise StoreUnavailable(str(r)) from r
+        if isinstance(r, Exception):
+            raise r
+
+
 def text(value: object) -> str:
     """A Redis reply as text, whether the connection decodes replies or not."""
     return value.decode() if isinstance(value, bytes) else str(value)
@@ -141,7 +153,7 @@ def append_args(keys: Keys, req: AppendRequest) -> tuple[list[str], list[Any]]:
         argv += [k, v]
     argv.append(len(req.entries))
     argv += req.entries
-    argv.append(req.head)
+    argv += [req.head, req.told]
     return keys.game_keys(req.game_id, req.kind) + ([req.claims] if req.claim else []), argv
 
 

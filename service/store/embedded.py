@@ -23,6 +23,7 @@ from .journal import RECORD_HEAD, Dropped, Journal
 from .keys import STATUSES
 from .owner import Owner
 from .pool import CONNECTIONS, WAIT_MS, WaitingPool
+from .told import Told
 from .store import (Appended, AppendRequest, CommandRecord, Projected, ProjectionCorrupt, Store, StoreUnavailable, append_args,
                     parse_record)
 
@@ -33,6 +34,10 @@ _record = msgspec.msgpack.Encoder()
 class _Op(msgspec.Struct, array_like=True):
     op: str
     args: list[Any]
+    # A record must not end in zero bytes, or a damaged last record reads as a torn write — one never acknowledged,
+    # dropped at start instead of refused (journal.py's judgement) — and an empty ``bytes`` or a round float ends so.
+    # 0x7F: no flipped bit makes it zero. Records written before it have no ``end``.
+    end: int = 0x7F
 
 
 _decode_op = msgspec.msgpack.Decoder(_Op)
@@ -161,8 +166,8 @@ class EmbeddedStore(Store):
     async def _op_append(self, req: AppendRequest) -> Appended:
         """The append script's contract, step for step (``append.lua``)."""
         keys, _ = append_args(self.keys, req)
-        stream, meta, commands, log, *indexes, due = keys[:8]
-        by_kind = keys[8:11] if req.kind else []
+        stream, meta, commands, log, *indexes, due, outbox = keys[:9]
+        by_kind = keys[9:12] if req.kind else []
         if req.command_key:
             record = self._commands.get(req.game_id, {}).get(req.command_key)
             if record is not None:
@@ -186,7 +191,11 @@ class EmbeddedStore(Store):
         record = f"{req.command_digest}:{version + 1}:{last}"
         if req.command_key:
             pipe.hset(commands, req.command_key, record)
-        pipe.xadd(log, {"game": req.game_id, "from": version + 1, "to": last})
+        if req.told:
+            pipe.xadd(outbox, {"e": req.told}, id=f"{last}-0")
+            pipe.xadd(log, {"game": req.game_id, "from": version + 1, "to": last, "told": 1})
+        else:
+            pipe.xadd(log, {"game": req.game_id, "from": version + 1, "to": last})
         if self._status.get(req.game_id) != req.status:
             for group in (indexes, by_kind) if by_kind else (indexes,):
                 for index in group:
@@ -409,5 +418,7 @@ def _changed(result: Any) -> bool:
     """Whether a write op wrote anything (an append or a projection write that was refused did not)."""
     if isinstance(result, Projected):
         return result.applied
+    if isinstance(result, Told):
+        return result.changed
     return not isinstance(result, Appended) or result.outcome == "ok"
 

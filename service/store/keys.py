@@ -75,16 +75,36 @@ class Keys:
             self.log(p),
             *(self.index(p, s) for s in STATUSES),
             self.due(p),
+            self.outbox(game_id),
             *(self.index(p, s, kind) for s in (STATUSES if kind else ())),
         ]
 
+    def outbox(self, game_id: str) -> str:
+        """What a game's appends have to tell its players and is not yet in their streams (``Store.tell_players``): a
+        stream whose entry ``<version>-0`` is that append's events, in the game's slot so the append writes it."""
+        return f"{self.ns}:told:{self.tag(partition(game_id))}:{game_id}"
+
+    def player_stream(self, player_id: str) -> str:
+        """A player's own events (``GET /players/me/stream``), beside ``player_told`` in one slot: the player's id tags both."""
+        return f"{self.ns}:pstream:{{{player_id}}}"
+
+    def player_told(self, player_id: str) -> str:
+        """The last version of each game whose events are in the player's stream (game id -> version): a relay told twice
+        writes once."""
+        return f"{self.ns}:ptold:{{{player_id}}}"
+
+    def player_log(self) -> str:
+        """One pointer per player event (the player's id), which each worker follows to wake the streams it serves."""
+        return f"{self.ns}:plog"
+
     def forget_keys(self, game_id: str) -> list[str]:
         """The keys of the script that removes an archived game's events (``FORGET_EVENTS_LUA``), in its order: meta,
-        stream, command ids, scores and audit read models, the partition's due set and its count of archived games.
+        stream, command ids, scores and audit read models, the partition's due set, its count of archived games and the game's
+        outbox (refused while it holds something untold).
         One slot, like every key of the game, so the script runs on a cluster's one primary."""
         p = partition(game_id)
         return [self.meta(game_id), self.stream(game_id), self.commands(game_id), self.game_projection("scores", game_id),
-                self.game_projection("audit", game_id), self.due(p), self.archived(p)]
+                self.game_projection("audit", game_id), self.due(p), self.archived(p), self.outbox(game_id)]
 
     def listing_head(self) -> str:
         """The head of the key listing's chain the service last started on (``n:head``): kept in the store, not beside

@@ -21,6 +21,7 @@ from .buckets import RATE_GIVE_BACK_LUA, RATE_TAKE_ALL_LUA, RATE_TAKE_LUA
 from .keys import PARTITIONS, STATUSES
 from .pool import CONNECTIONS, WAIT_MS, WaitingPool
 from .queue import RedisQueueOps
+from .told import RedisToldOps
 from .resp import fast_packing
 from .store import (
     UNAVAILABLE,
@@ -33,6 +34,7 @@ from .store import (
     StoreUnavailable,
     append_args,
     parse_record,
+    raise_first,
     unavailable,
 )  # fmt: skip
 
@@ -89,14 +91,16 @@ return 0
 """
 
 # a finished game's events leave the store once archived (Store.forget_events). KEYS: meta, stream, commands, scores
-# read model, audit read model, due, the partition's count of archived games (Keys.forget_keys); ARGV: version, game
-# id. Only if the game is finished at that version, not archived yet, and its read models applied it: 1, else 0.
+# read model, audit read model, due, the partition's count of archived games, outbox (Keys.forget_keys); ARGV: version,
+# game id. Only if the game is finished at that version, not archived yet, its read models applied it and its players
+# were told all it had for them: 1, else 0.
 FORGET_EVENTS_LUA = """
 local meta = redis.call('HMGET', KEYS[1], 'version', 'status', 'archived')
-if meta[1] ~= ARGV[1] or meta[2] ~= 'finished' or meta[3] == '1' or redis.call('HGET', KEYS[4], 'applied') ~= ARGV[1] then
+if meta[1] ~= ARGV[1] or meta[2] ~= 'finished' or meta[3] == '1' or redis.call('HGET', KEYS[4], 'applied') ~= ARGV[1]
+   or redis.call('XLEN', KEYS[8]) > 0 then
   return 0
 end
-redis.call('DEL', KEYS[2], KEYS[3], KEYS[5])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[5], KEYS[8])
 redis.call('ZREM', KEYS[6], ARGV[2])
 redis.call('HSET', KEYS[1], 'archived', '1')
 redis.call('INCR', KEYS[7])
@@ -116,15 +120,7 @@ def _parse_append(result: list[Any]) -> Appended:
     return Appended("ok", int(detail), int(result[2]), int(detail))
 
 
-def _raise_first(results: list[Any]) -> None:
-    for r in results:
-        if isinstance(r, Exception) and unavailable(r):
-            raise StoreUnavailable(str(r)) from r
-        if isinstance(r, Exception):
-            raise r
-
-
-class RedisStore(RedisQueueOps, Store):
+class RedisStore(RedisToldOps, RedisQueueOps, Store):
     """A real Redis (or Cluster): appends by the Lua script, many games' appends in one pipeline."""
 
     name = "redis"
@@ -294,7 +290,7 @@ class RedisStore(RedisQueueOps, Store):
         pipe = self.r.pipeline(transaction=False)
         key = self.keys.token(digest)
         pipe.set(key, record, nx=True)  # written once: readers may cache it
-        _raise_first(await self._execute(pipe, [key]))  # a token is acknowledged like an event: durably
+        raise_first(await self._execute(pipe, [key]))  # a token is acknowledged like an event: durably
 
     async def _op_claim_seats(self, tournament_id: str, seats: dict[str, str]) -> None:
         if not seats:
@@ -302,25 +298,25 @@ class RedisStore(RedisQueueOps, Store):
         pipe = self.r.pipeline(transaction=False)
         key = self.keys.tournament_seats(tournament_id)
         pipe.hset(key, mapping=seats)
-        _raise_first(await self._execute(pipe, [key]))  # acknowledged like an event: durably, where asked
+        raise_first(await self._execute(pipe, [key]))  # acknowledged like an event: durably, where asked
 
     async def _op_put_player(self, player_id: str, fields: dict[str, str]) -> None:
         pipe = self.r.pipeline(transaction=False)
         key = self.keys.player(player_id)
         pipe.hset(key, mapping=fields)
-        _raise_first(await self._execute(pipe, [key]))
+        raise_first(await self._execute(pipe, [key]))
 
     async def _op_put_listing_head(self, entries: int, head: str) -> None:
         pipe = self.r.pipeline(transaction=False)
         key = self.keys.listing_head()
         pipe.set(key, f"{entries}:{head}")
-        _raise_first(await self._execute(pipe, [key]))  # acknowledged like an event: durably, where asked
+        raise_first(await self._execute(pipe, [key]))  # acknowledged like an event: durably, where asked
 
     async def _op_put_tournament(self, tournament_id: str, record: bytes) -> None:
         pipe = self.r.pipeline(transaction=False)
         key = self.keys.tournament(tournament_id)
         pipe.set(key, record, nx=True)
-        _raise_first(await self._execute(pipe, [key]))  # acknowledged like an event: durably, where asked
+        raise_first(await self._execute(pipe, [key]))  # acknowledged like an event: durably, where asked
 
     async def _execute(self, pipe: Any, written: list[str]) -> list[Any]:
         """Run ``pipe`` (errors returned in place); with ``waitaof``, only once its writes are fsynced.

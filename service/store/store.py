@@ -30,12 +30,14 @@ from .contract import (  # the store's vocabulary, imported from here by most of
     append_args,
     command_digest,
     parse_record,
+    raise_first,
     unavailable,
 )
 from service.events.entries import envelopes_after, xrange_bounds
 from service.events.envelope import Envelope
 from .keys import PARTITIONS, STATUSES, Keys, partition
 from .queue import QueueOps
+from .told import ToldOps
 
 FEED_READ_MARGIN_S = 30.0
 """How much longer than its block the change feed's read may take before the feed calls the store lost: a busy host or
@@ -48,7 +50,7 @@ __all__ = [
 ]
 
 
-class Store(QueueOps):
+class Store(ToldOps, QueueOps):
     """Reads shared by both stores; subclasses say how a write is carried out."""
 
     name: str = "redis"
@@ -265,10 +267,12 @@ class Store(QueueOps):
     async def _op_forget_events(self, game_id: str, version: int) -> Projected:
         meta = await self.r.hmget(self.keys.meta(game_id), "version", "status", "archived")
         applied = await self.r.hget(self.keys.game_projection("scores", game_id), "applied")
-        if meta != [str(version).encode(), b"finished", None] or applied != str(version).encode():
+        untold = await self.r.xlen(self.keys.outbox(game_id))
+        if meta != [str(version).encode(), b"finished", None] or applied != str(version).encode() or untold:
             return Projected(False, int(meta[0] or 0))
         pipe = self.r.pipeline(transaction=True)
-        pipe.delete(self.keys.stream(game_id), self.keys.commands(game_id), self.keys.game_projection("audit", game_id))
+        pipe.delete(self.keys.stream(game_id), self.keys.commands(game_id), self.keys.game_projection("audit", game_id),
+                    self.keys.outbox(game_id))
         pipe.zrem(self.keys.due(self._partition(game_id)), game_id)
         pipe.hset(self.keys.meta(game_id), "archived", "1")
         pipe.incr(self.keys.archived(self._partition(game_id)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import signal
@@ -12,11 +13,14 @@ import threading
 import time
 
 import httpx
+import msgspec
 
 from replays.verify import verify
 from service.api.settings import Settings
 from service.cli import serve
 from service.events.export import load
+from service.rules.engine import Game, rules_for
+from service.rules.resign import playing_on
 from tests.api.helpers import pick, playable
 from tests.servers import _children, _kill, free_port, wait_healthy
 
@@ -91,11 +95,46 @@ def test_kill_9_mid_game_loses_nothing_acknowledged(tmp_path):
             me = api.get(f"/games/{game_id}", headers=_auth(player["token"])).json()
             assert me["seat"] is not None and me["version"] == len(envelopes)
             assert game_id in [g["game_id"] for g in api.get("/games").json()["games"]]
+            # her own stream lost nothing either: a turn for every time the log says her move became awaited, each
+            # once (the kill may fall between an append and its relay: the projector relays it after the restart)
+            turns = awaited_turns(header, envelopes, seat=0)
+            said = _player_messages(api, player["token"], lambda m: [d["version"] for d in m if d["type"] == "turn"] == turns)
+            assert [d["type"] for d in said].count("seated") == 1
             token, v = _someone_to_move(api, game_id, tokens)
             r = api.post(f"/games/{game_id}/commands", json=dict(v["legal"][0], expected_version=v["version"]), headers=_auth(token))
             assert r.status_code == 200, r.text
     finally:
         _kill_9(proc)
+
+
+def awaited_turns(header, envelopes, seat: int) -> list[int]:
+    """From the game's log alone: the versions (ends of a command's batch) at which ``seat``'s playing moves went
+    from none to some — the ``turn`` events its player's stream must hold."""
+    config = msgspec.json.decode(header.config, type=rules_for(header.kind).CONFIG)
+    game = Game.new(header.kind, header.game_id, config, bytes(32), header.rules_version)  # a fold needs no seed
+    ends = [e.seq - 1 for e in envelopes[1:] if bytes(e.command) != b"null"] + [envelopes[-1].seq]
+    out, was, done = [], False, 0
+    for end in ends:
+        game.fold(envelopes[done:end])
+        done = end
+        now = game.rules.status_of(game.state) == "playing" and bool(playing_on(game.rules.legal_commands(game.state, seat)))
+        if now and not was:
+            out.append(end)
+        was = now
+    return out
+
+
+def _player_messages(api: httpx.Client, token: str, until) -> list[dict]:
+    """The player's stream's events from the oldest kept, read until ``until(events)`` holds (a read timeout fails)."""
+    said: list[dict] = []
+    with api.stream("GET", "/players/me/stream", headers=_auth(token), timeout=httpx.Timeout(10, read=30)) as r:
+        assert r.status_code == 200
+        for line in r.iter_lines():
+            if line.startswith("data:"):
+                said.append(json.loads(line.removeprefix("data:")))
+                if until(said):
+                    return said
+    raise AssertionError(f"the stream ended before it said what was expected: {said}")
 
 
 def test_bot_seats_survive_a_kill_9_and_play_on_after_the_restart(tmp_path):

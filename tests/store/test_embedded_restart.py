@@ -358,3 +358,29 @@ async def test_a_write_that_fails_part_way_stops_every_later_write(tmp_path, mon
     assert await again.read("g-torn") == as_game("g-torn", b[0].envelopes)
     assert (await again.append(request("g-torn", b[1]))).outcome == "ok"
     await again.close()
+
+
+async def _round_score(store) -> None:
+    await store.project_leaderboard("p1", 1, {"all": 12.0})  # a round float: its encoding ends in zero bytes
+
+
+async def _relay(store) -> None:
+    await store.append(msgspec.structs.replace(request("g-relay", batches(TEMPLATE)[0]), told=b'[["p1",{"type":"x"}]]'))
+    await store.tell_players("g-relay")
+
+
+@pytest.mark.parametrize("write", [_round_score, _relay], ids=["round-float", "relay"])
+async def test_a_damaged_last_record_is_refused_whatever_bytes_it_ends_in(tmp_path, write):
+    """A record whose last bytes are zeros must not pass for a torn write (never acknowledged, dropped at start): its
+    checksum damaged, the start refuses it like any damaged acknowledged write."""
+    store = await EmbeddedStore(tmp_path).open()
+    await write(store)
+    await store.close()
+    journal = tmp_path / "journal.bin"
+    *_, last = Journal.records(journal)
+    whole = bytearray(journal.read_bytes())
+    crc_at = len(whole) - len(last) - 4  # the record's header is its length, then its checksum
+    whole[crc_at] ^= 0x01
+    journal.write_bytes(bytes(whole))
+    with pytest.raises(JournalCorrupt, match="a whole record whose checksum fails"):
+        await EmbeddedStore(tmp_path).open()

@@ -1,0 +1,181 @@
+"""Telling players what their games' appends did for them: the outbox of each game, relayed to each player's stream.
+
+An append that changes something for a registered player (``service/api/player_events.py`` says what) carries those
+events in the append itself: the script writes them, atomically with the game's events, to the game's outbox
+(``Keys.outbox``: entry ``<version>-0``, the batch's last version) and marks the partition log's pointer ``told``.
+``tell_players`` then moves a game's outbox, oldest first, into the players' own streams and empties it. Whoever
+calls it — the appending worker at once, and the projector for every ``told`` pointer it reads, before it acknowledges
+it — the result is the same, so a worker that dies between its append and its tell loses nobody an event: the pointer
+stays pending in the projectors' group until another projector takes it over.
+
+Exactly once per player: each player's write is one step (a script on Redis, under the write lock on the embedded
+store) that checks and moves ``Keys.player_told`` — the last version of that game already in the player's stream — with
+the events. A game's outbox is relayed in version order by everyone, and an entry leaves it only once every player of
+it is told, so a relay that finds a player already told at a later version finds them told of this one too.
+
+The embedded store journals each relay as a write like any other, with the time it was made: replaying the journal
+gives every event the stream id it had, so a client's ``Last-Event-ID`` still holds after a restart.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from .contract import raise_first, text
+
+KEPT = 1000
+"""Events kept per player (``XADD MAXLEN``; approximately on Redis): a stream resumed from further back starts there."""
+LOG_KEPT = 10_000
+"""Pointers kept in the players' log."""
+
+# one player's events of one batch of a game, once. KEYS: the player's stream, their told hash (one slot: the player's
+# id tags both); ARGV: game id, version, kept, then (type, event JSON) per event. 1 if written, 0 if told before.
+TELL_LUA = """
+local told = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+if told >= tonumber(ARGV[2]) then
+  return 0
+end
+for i = 4, #ARGV, 2 do
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], '*', 't', ARGV[i], 'e', ARGV[i + 1])
+end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+return 1
+"""
+
+_decode_told = msgspec.json.Decoder(list[tuple[str, msgspec.Raw]])
+_json = msgspec.json.Encoder()
+
+
+class Told(msgspec.Struct, frozen=True):
+    """What a relay did: the players it wrote for (their streams to wake), and whether it changed anything at all
+    (it may only have emptied an outbox whose players were all told already)."""
+
+    players: list[str]
+    changed: bool
+
+
+def encode_told(events: list[tuple[str, dict[str, Any]]]) -> bytes:
+    """``AppendRequest.told`` for ``(player_id, event)`` pairs, each event a dict with its ``type``."""
+    return _json.encode([[player_id, event] for player_id, event in events]) if events else b""
+
+
+def by_player(told: bytes) -> dict[str, list[tuple[bytes, bytes]]]:
+    """An outbox entry's events, grouped by player in the order they came: ``(type, event JSON)`` each."""
+    out: dict[str, list[tuple[bytes, bytes]]] = {}
+    for player_id, event in _decode_told.decode(told):
+        kind = msgspec.json.decode(event, type=dict)["type"]
+        out.setdefault(player_id, []).append((kind.encode(), bytes(event)))
+    return out
+
+
+def next_id(last: bytes | None, now_ms: int) -> str:
+    """The stream id after ``last`` at ``now_ms``: the clock's millisecond, or one past ``last`` if that is later."""
+    if last is None:
+        return f"{now_ms}-0"
+    ms, _, seq = text(last).partition("-")
+    return f"{now_ms}-0" if now_ms > int(ms) else f"{ms}-{int(seq) + 1}"
+
+
+class ToldOps:
+    """The relay's writes and the players' reads, mixed into ``Store``. These ``_op_`` forms are the embedded store's,
+    run under its write lock and journalled; ``RedisToldOps`` runs one script per player and batch instead."""
+
+    r: Any
+    keys: Any
+
+    on_told: Callable[[list[str]], None] | None = None
+    """Called with the players a relay wrote for: this worker's streams of theirs wake at once (``PlayerFeed``)."""
+
+    async def tell_players(self, game_id: str) -> Told:
+        """Move ``game_id``'s outbox into its players' streams (see the module's docstring)."""
+        told = await self._write("tell_players", int(time.time() * 1000), game_id)  # type: ignore[attr-defined]
+        self._woken(told)
+        return told
+
+    async def tell_player(self, player_id: str, event: dict[str, Any]) -> None:
+        """One event for one player outside any game's append (the matchmaking queue's): written as it comes."""
+        self._woken(await self._write("tell_player", int(time.time() * 1000), player_id, _json.encode(event)))  # type: ignore[attr-defined]
+
+    def _woken(self, told: Told) -> None:
+        if told.players and self.on_told is not None:
+            self.on_told(told.players)
+
+    async def player_events(self, player_id: str, after: str, count: int) -> list[tuple[str, bytes, bytes]]:
+        """The player's events after the entry id ``after`` (``0-0``: from the oldest kept): ``(id, type, JSON)``."""
+        rows = await self._read(self.r.xrange(self.keys.player_stream(player_id), f"({after}", "+", count=count))  # type: ignore[attr-defined]
+        return [(text(entry), fields[b"t"], fields[b"e"]) for entry, fields in rows]
+
+    async def _op_tell_players(self, now_ms: int, game_id: str) -> Told:
+        outbox = self.keys.outbox(game_id)
+        rows = await self.r.xrange(outbox)
+        told: list[str] = []
+        for entry, fields in rows:
+            version = int(text(entry).partition("-")[0])
+            for player_id, events in by_player(fields[b"e"]).items():
+                if await self._tell(player_id, game_id, version, events, now_ms):
+                    told.append(player_id)
+        if rows:
+            await self.r.xdel(outbox, *(entry for entry, _ in rows))
+        return Told(told, bool(rows))
+
+    async def _tell(self, player_id: str, game_id: str, version: int, events: list[tuple[bytes, bytes]], now_ms: int) -> bool:
+        """``TELL_LUA``, step for step, with ids from ``now_ms`` (so that a replay of the journal gives the same ones)."""
+        stream, told = self.keys.player_stream(player_id), self.keys.player_told(player_id)
+        if int(await self.r.hget(told, game_id) or 0) >= version:
+            return False
+        await self._xadd(stream, events, now_ms)
+        await self.r.hset(told, game_id, version)
+        return True
+
+    async def _xadd(self, stream: str, events: list[tuple[bytes, bytes]], now_ms: int) -> None:
+        last = await self.r.xrevrange(stream, count=1)
+        entry = last[0][0] if last else None
+        for kind, event in events:
+            entry = next_id(entry, now_ms)
+            await self.r.xadd(stream, {"t": kind, "e": event}, id=entry, maxlen=KEPT, approximate=False)
+
+    async def _op_tell_player(self, now_ms: int, player_id: str, event: bytes) -> Told:
+        kind = msgspec.json.decode(event, type=dict)["type"]
+        await self._xadd(self.keys.player_stream(player_id), [(kind.encode(), bytes(event))], now_ms)
+        return Told([player_id], True)
+
+
+class RedisToldOps(ToldOps):
+    """The same on a real Redis or Cluster: one pipeline of a script per player and batch, the outbox's entries deleted
+    and a pointer per player added to the players' log (which wakes the other workers' streams) in the same round
+    trip. Stream ids are the server's own (``*``): Redis keeps them."""
+
+    async def _op_tell_players(self, now_ms: int, game_id: str) -> Told:
+        outbox = self.keys.outbox(game_id)
+        rows = await self._read(self.r.xrange(outbox))  # type: ignore[attr-defined]
+        if not rows:
+            return Told([], False)
+        pipe = self.r.pipeline(transaction=False)
+        players: list[str] = []
+        for entry, fields in rows:
+            version = int(text(entry).partition("-")[0])
+            for player_id, events in by_player(fields[b"e"]).items():
+                keys = [self.keys.player_stream(player_id), self.keys.player_told(player_id)]
+                pipe.execute_command("EVAL", TELL_LUA, 2, *keys, game_id, version, KEPT, *(x for ev in events for x in ev))
+                players.append(player_id)
+        pipe.xdel(outbox, *(entry for entry, _ in rows))
+        for player_id in dict.fromkeys(players):
+            pipe.xadd(self.keys.player_log(), {"p": player_id}, maxlen=LOG_KEPT, approximate=True)
+        written = [self.keys.player_stream(p) for p in dict.fromkeys(players)] + [outbox]
+        results = await self._execute(pipe, written)  # type: ignore[attr-defined]
+        raise_first(results)
+        told = [p for p, done in zip(players, results, strict=False) if done == 1]
+        return Told(list(dict.fromkeys(told)), True)
+
+    async def _op_tell_player(self, now_ms: int, player_id: str, event: bytes) -> Told:
+        kind = msgspec.json.decode(event, type=dict)["type"]
+        pipe = self.r.pipeline(transaction=False)
+        pipe.xadd(self.keys.player_stream(player_id), {"t": kind, "e": event}, maxlen=KEPT, approximate=True)
+        pipe.xadd(self.keys.player_log(), {"p": player_id}, maxlen=LOG_KEPT, approximate=True)
+        raise_first(await self._execute(pipe, [self.keys.player_stream(player_id)]))  # type: ignore[attr-defined]
+        return Told([player_id], True)
+

@@ -59,7 +59,12 @@ class Status(msgspec.Struct, kw_only=True, omit_defaults=True):
     game_id: str | None = None
     seat: int | None = None
     reason: str | None = None
+    at: int | None = None  # when the table was claimed (``claimed``): a claim this old was left by a worker that stopped
 
+
+SEATING_LOST_MS = 60_000
+"""A table is claimed, made and filled in well under a second; a claim older than this was left by a worker that stopped
+between its claim and its last seat (``queue.py`` then settles it from the game itself)."""
 
 _entry = msgspec.json.Decoder(Entry)
 _status = msgspec.json.Decoder(Status)
@@ -117,7 +122,8 @@ class Matchmaker:
         """Claim the table's players, then make and fill its game; 0 when another worker claimed one of them first."""
         first = chosen[0][0]
         game_id = new_id("g")
-        claimed = {e.player_id: encode(Status(queue_id=e.queue_id, state="claimed", game_id=game_id))
+        at = now_ms()
+        claimed = {e.player_id: encode(Status(queue_id=e.queue_id, state="claimed", game_id=game_id, at=at))
                    for e, _ in chosen}
         if not await self.games.store.queue_claim([(e.player_id, raw, claimed[e.player_id]) for e, raw in chosen]):
             return 0

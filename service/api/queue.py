@@ -14,7 +14,7 @@ from .auth import Caller, new_id, require
 from .errors import ApiError
 from .games import now_ms
 from .kinds import KINDS, config_for, default_seats
-from .matchmaker import Entry, Status, decode_entry, decode_status, encode
+from .matchmaker import SEATING_LOST_MS, Entry, Status, decode_entry, decode_status, encode
 from .openapi import doc, extend
 from .player_events import tell_queue
 from .routes import _answer, _caller, _decode
@@ -121,11 +121,31 @@ async def queue_status(request: Request) -> HTTPResponse:
     if raw_status is None:
         return _answer(QueueStatus("none"))
     st: Status = decode_status(raw_status)
+    if st.state == "claimed" and st.at is not None and now_ms() - st.at > SEATING_LOST_MS:
+        st = await _settle_lost(request, who.player_id or "", raw_status, st)
     if st.state == "seated":
         token = request.headers["authorization"].partition(" ")[2].strip()
         return _answer(QueueStatus("seated", st.queue_id, game_id=st.game_id, seat=st.seat, token=token))
     state = "seating" if st.state == "claimed" else st.state
     return _answer(QueueStatus(state, st.queue_id, game_id=st.game_id, reason=st.reason))
+
+
+async def _settle_lost(request: Request, player_id: str, raw: bytes, st: Status) -> Status:
+    """A claim its worker never finished (it stopped between the claim and the last seat): the game says what became of
+    the player — seated there, or not (then the queueing is cancelled: queue again). Settled only if still that claim."""
+    store, game_id = request.app.ctx.store, st.game_id or ""
+    seat = None
+    if await store.meta(game_id) is not None:
+        game = await request.app.ctx.games.fresh(game_id)
+        seat = next((i for i, s in enumerate(game.state.seats) if s.player is not None and s.player.player_id == player_id),
+                    None)
+    settled = (Status(queue_id=st.queue_id, state="seated", game_id=game_id, seat=seat) if seat is not None else
+               Status(queue_id=st.queue_id, state="cancelled", game_id=game_id,
+                      reason="the table was not finished (the worker making it stopped); queue again"))
+    if await store.queue_settle(player_id, raw, encode(settled)):
+        return settled
+    _, now = await store.queue_of(player_id)
+    return decode_status(now) if now is not None else Status(queue_id=st.queue_id, state="cancelled")
 
 
 @bp.delete("/queue")

@@ -216,3 +216,35 @@ async def test_the_players_stream_tells_the_queue_from_waiting_to_seated_and_a_l
         assert (await api.delete("/queue", headers=bearer(other))).json() == {"left": True}
         told = of(await read_player(api, other, lambda m: len(of(m, "queue")) >= 2), "queue")
         assert [e["status"] for e in told] == ["waiting", "left"]
+
+
+async def _left_claimed(api, name: str, game_id: str | None, age_ms: int) -> str:
+    """A player queued and a worker claimed a table for them ``age_ms`` ago, then stopped (``game_id`` None: the game
+    made beforehand, the player seated at it — the worker stopped after the last seat): their token."""
+    body = (await api.post("/players", json={"name": name})).json()
+    player_id, token = body["player_id"], body["token"]
+    if game_id is None:
+        game_id = (await api.post("/games", json={"kind": "free-parking", "seats": 3})).json()["game_id"]
+        assert (await api.post(f"/games/{game_id}/seats", json={}, headers=bearer(token))).status_code == 201
+    store = api.app.ctx.store
+    entry = matchmaker.Entry(queue_id="q_lost", player_id=player_id, name="Lou", kind="free-parking", seats=2, since=1)
+    assert await store.queue_join(player_id, matchmaker.encode(entry))
+    claim = matchmaker.Status(queue_id="q_lost", state="claimed", game_id=game_id,
+                              at=matchmaker.now_ms() - age_ms)
+    assert await store.queue_claim([(player_id, matchmaker.encode(entry), matchmaker.encode(claim))])
+    return token
+
+
+async def test_a_table_its_worker_never_finished_is_settled_from_the_game_itself(api):
+    """A worker that died between its claim and the last seat: after SEATING_LOST_MS the queue's status says what the
+    game says — cancelled when the player has no seat there, seated (with the seat) when they have one."""
+    lou = await _left_claimed(api, "Lou", "g_never_made", age_ms=1_000)
+    assert (await api.get("/queue", headers=bearer(lou))).json()["state"] == "seating"  # a worker may still be at it
+    ann = await _left_claimed(api, "Ann", "g_never_made", age_ms=matchmaker.SEATING_LOST_MS + 1)
+    status = (await api.get("/queue", headers=bearer(ann))).json()
+    assert status["state"] == "cancelled" and "not finished" in status["reason"], status
+    assert (await api.post("/queue", json={"kind": "free-parking"}, headers=bearer(ann))).status_code == 202
+    assert (await api.delete("/queue", headers=bearer(ann))).json() == {"left": True}  # nobody waits for the matcher
+    bea = await _left_claimed(api, "Bea", None, age_ms=matchmaker.SEATING_LOST_MS + 1)
+    status = (await api.get("/queue", headers=bearer(bea))).json()
+    assert (status["state"], status["seat"], status["token"]) == ("seated", 0, bea), status

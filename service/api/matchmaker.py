@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from service.bots import params_of
+from service.bots import STRENGTH, params_of
 from service.bots.sight import SIGHTED
 from service.events.base import Player
 from service.projections.ratings import read_kind
@@ -155,7 +155,7 @@ class Matchmaker:
         if not count:
             return
         target = sum(people) / len(people)
-        bot = closest_bot({b: rated.get(f"bot:{b}", DEFAULT_RATING) for b in KINDS[kind].bots}, target)
+        bot = closest_bot({b: rated.get(f"bot:{b}", DEFAULT_RATING) for b in KINDS[kind].bots}, target, STRENGTH[kind])
         for _ in range(count):
             player = Player(name=f"{bot} bot", player_id=new_id("b"), bot=bot, bot_version=SIGHTED,
                             bot_params=params_of(kind, bot))

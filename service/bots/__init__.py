@@ -35,6 +35,14 @@ BOTS: dict[str, dict[str, type]] = {
 }
 
 
+STRENGTH: dict[str, tuple[str, ...]] = {
+    "free-parking": ("random", "greedy", "expert"),
+    "solitaire": ("greedy", "solver"),
+    "monopoly": ("random", "strategic"),
+}
+"""Each kind's bots, weakest first, as the league measured them (docs/bots.md, "Bots, measured"): the queue's choice
+between bot kinds as close to a player's rating (at first every one is unrated) goes to the weakest."""
+
 PARAMS: dict[tuple[str, str], BotParams] = {
     ("free-parking", "expert"): BotParams(nodes=NODES, horizon=HORIZON),
     ("solitaire", "solver"): BotParams(budget=SOLVER_BUDGET),

@@ -67,6 +67,9 @@ def match(waiting: list[Waiting], now: int, fill_ms: int) -> list[Table]:
     return tables
 
 
-def closest_bot(bots: dict[str, float], rating: float) -> str:
-    """The bot kind whose rating is closest to ``rating`` (ties: the name first in order)."""
-    return min(sorted(bots), key=lambda b: abs(bots[b] - rating))
+def closest_bot(bots: dict[str, float], rating: float, weakest_first: tuple[str, ...] = ()) -> str:
+    """The bot kind whose rating is closest to ``rating``; of several as close, the weakest (``weakest_first``: the
+    league's order, then the name). Every bot kind is unrated at first, all at one rating: a newcomer then meets the
+    gentlest bot, not the strongest one whose name sorts first."""
+    rank = {b: i for i, b in enumerate(weakest_first)}
+    return min(sorted(bots), key=lambda b: (abs(bots[b] - rating), rank.get(b, len(rank))))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.bots import BOTS, STRENGTH
 from service.rules.matching import Waiting, closest_bot, gap, match
 
 FILL = 20_000
@@ -60,7 +61,14 @@ def test_a_player_skipped_for_now_may_join_a_later_table():
 
 def test_the_closest_bot_kind():
     assert closest_bot({"random": -2.0, "greedy": 8.0, "expert": 20.0}, 9.0) == "greedy"
-    assert closest_bot({"random": 0.0, "greedy": 0.0}, 0.0) == "greedy"
+    assert closest_bot({"random": 0.0, "greedy": 0.0}, 0.0) == "greedy"  # no order given: the name
+
+
+def test_a_newcomer_meets_the_weakest_of_bots_as_close_and_every_bot_kind_is_ranked():
+    unrated = {b: 0.0 for b in BOTS["free-parking"]}
+    assert closest_bot(unrated, 0.0, STRENGTH["free-parking"]) == "random"  # not "expert", first by name
+    assert closest_bot({"random": -9.0, "greedy": 0.0, "expert": 0.0}, 0.0, STRENGTH["free-parking"]) == "greedy"
+    assert {kind: set(order) for kind, order in STRENGTH.items()} == {kind: set(bots) for kind, bots in BOTS.items()}
 
 
 entries = st.lists(st.tuples(st.floats(-10, 40), st.integers(0, 30_000), st.sampled_from([2, 3, 4])), max_size=40)

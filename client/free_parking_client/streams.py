@@ -40,7 +40,7 @@ class Follow(Generic[T]):
     def call(self) -> Call:
         """The request that opens the stream, or reopens it after the last message received."""
         self.connections += 1
-        headers = {"accept": "text/event-stream", **({"last-event-id": self.last_id} if self.last_id else {})}
+        headers = {"last-event-id": self.last_id} if self.last_id else {}  # httpx-sse adds Accept
         return Call("GET", self.path, token=self.token, headers=headers, idempotent=True)
 
     def opened(self, response: httpx.Response) -> float | None:
@@ -56,7 +56,10 @@ class Follow(Generic[T]):
         return wait
 
     def message(self, sse: ServerSentEvent) -> Any:
-        """What ``sse`` is (``END``, or an item), the stream's place moved past it."""
+        """What ``sse`` is (``END``, an item, or ``None``: nothing), the stream's place moved past it. A message with
+        no data is nothing: httpx-sse hands one on for the blank line after each ``: ping`` once an id was seen."""
+        if not sse.data:
+            return None
         item = self._read(sse)
         if item is not END and sse.id:
             self.last_id = sse.id
@@ -94,7 +97,8 @@ def follow(http: httpx.Client, state: Follow[T]) -> Iterator[T]:
                         item = state.message(sse)
                         if item is END:
                             return
-                        yield item
+                        if item is not None:
+                            yield item
                     wait = state.dropped(Closed("the stream closed before its end"))
         except Done:
             return
@@ -117,7 +121,8 @@ async def afollow(http: httpx.AsyncClient, state: Follow[T]) -> AsyncIterator[T]
                         item = state.message(sse)
                         if item is END:
                             return
-                        yield item
+                        if item is not None:
+                            yield item
                     wait = state.dropped(Closed("the stream closed before its end"))
         except Done:
             return

@@ -7,6 +7,7 @@ serves it at ``/docs`` (Swagger UI) and the service at ``/openapi.json``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -205,8 +206,14 @@ def _openapi_path(path: str) -> str:
     return path.replace("<game_id:str>", "{game_id}").replace("<player_id:str>", "{player_id}").replace("<tournament_id:str>", "{tournament_id}")
 
 
+def _operation_id(op: Operation) -> str:
+    """``post_games_game_id_commands``: the method and the path's words, what a client generator names the call's
+    function and module after (its own spelling of ``post_/games/{game_id}/commands`` was ``post_gamesgame_id_commands``)."""
+    return "_".join([op.method, *re.findall(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*", _openapi_path(op.path))])
+
+
 def _operation(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"summary": op.summary, "operationId": f"{op.method}_{_openapi_path(op.path)}"}
+    out: dict[str, Any] = {"summary": op.summary, "operationId": _operation_id(op)}
     if op.description:
         out["description"] = op.description
     params = [

@@ -8,6 +8,7 @@ generated code is written under the test's temporary folder and not kept.
 
 from __future__ import annotations
 
+import ast
 import fcntl
 import os
 import shutil
@@ -63,6 +64,7 @@ def run(venv: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(args, capture_output=True, text=True, timeout=300, cwd=cwd, env=env)
 
 
+@pytest.mark.parametrize("live_kind", ["embedded"])  # the document is the same on every store
 async def test_openapi_python_client_generates_a_client_with_no_warning_and_it_imports(live, tmp_path):
     document = tmp_path / "openapi.json"
     document.write_bytes((await live.get("/openapi.json")).content)
@@ -80,6 +82,19 @@ async def test_openapi_python_client_generates_a_client_with_no_warning_and_it_i
                    "from fp_api import AuthenticatedClient; from fp_api.models import MonopolyView, FreeParkingOptions",
                    cwd=tmp_path)
     assert imported.returncode == 0, imported.stderr
+
+
+def test_the_client_imports_only_the_standard_library_and_its_four_dependencies():
+    """Read off the source: nothing of the service (tests/test_layers.py too), nothing the package does not declare."""
+    allowed = set(sys.stdlib_module_names) | {"httpx", "httpx_sse", "msgspec", "cryptography", "free_parking_client"}
+    found = set()
+    for path in (CLIENT / "free_parking_client").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.split(".")[0])
+            elif isinstance(node, ast.Import):
+                found |= {alias.name.split(".")[0] for alias in node.names}
+    assert {"httpx", "httpx_sse", "msgspec", "cryptography"} <= found and not found - allowed, found - allowed
 
 
 def test_the_client_installs_alone_and_signs_there(tmp_path):

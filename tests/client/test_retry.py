@@ -79,6 +79,7 @@ async def test_429s_are_waited_out_and_the_command_resent_with_the_same_id_and_b
         assert second.version > first.version and await asyncio.to_thread(one_envelope_of, fp, game_id, sent["command_id"])
 
 
+@pytest.mark.parametrize("live_kind", ["embedded"])  # the bucket's wait is the store's: both stores above
 @pytest.mark.live_settings(rate_limits=True, commands_burst=1, commands_per_minute=1)
 async def test_a_wait_past_the_policys_total_gives_the_429_back(live):
     with Client(url_of(live), retry=RetryPolicy(total=5.0)) as fp:

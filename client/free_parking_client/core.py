@@ -6,6 +6,7 @@ signing commands and keeping receipts all live here.
 
 from __future__ import annotations
 
+import inspect
 import secrets
 import uuid
 from collections.abc import Generator
@@ -209,8 +210,6 @@ class Core:
         answer = answer_of(decoded(r, dict))
         self.receipts.keep(answer.receipt)
         self.receipts.keep(answer.view.receipt)
-        for event in answer.events:
-            self.receipts.keep(event.receipt)
         return answer
 
     # --- the queue and ratings -----------------------------------------------------------------------------------
@@ -252,6 +251,6 @@ class Core:
         return decoded((yield Call("GET", f"/games/{game_id}/ratings", idempotent=True)), GameRatings)
 
 
-OPERATIONS = ("register", "player", "create_game", "games", "join", "view", "events", "export", "keys", "act",
-              "join_queue", "queue_status", "leave_queue", "ratings", "game_ratings")
-"""The operations ``Client`` and ``AsyncClient`` carry out, each with the core's signature and docstring."""
+OPERATIONS = tuple(name for name, f in vars(Core).items() if inspect.isgeneratorfunction(f))
+"""The operations (every generator of ``Core``) that ``Client`` and ``AsyncClient`` carry out, each with the core's
+signature and docstring."""

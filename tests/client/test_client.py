@@ -5,11 +5,13 @@ and a 409 handed back, not retried."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 
 import httpx
 import pytest
 
 from free_parking_client import ApiError, AsyncClient, Client, NotLegal, PlayerKey, QueueEvent, Turn
+from free_parking_client.core import OPERATIONS, Core
 from tests.client.play import play, two_seats_with_a_bot, verify
 
 pytestmark = pytest.mark.shared_live
@@ -17,6 +19,14 @@ pytestmark = pytest.mark.shared_live
 
 def url_of(live: httpx.AsyncClient) -> str:
     return str(live.base_url).rstrip("/")
+
+
+def test_both_clients_carry_every_operation_of_the_core_with_its_signature():
+    assert {"act", "register", "join", "join_queue", "export", "ratings"} <= set(OPERATIONS)
+    for name in OPERATIONS:
+        core = getattr(Core, name)
+        assert inspect.signature(getattr(Client, name)) == inspect.signature(core)
+        assert inspect.iscoroutinefunction(getattr(AsyncClient, name)) and getattr(AsyncClient, name).__doc__ == core.__doc__
 
 
 async def test_a_keyed_player_plays_from_its_stream_and_its_receipts_and_signatures_verify(live, tmp_path):

@@ -4,15 +4,20 @@ and a 409 handed back, not retried."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import inspect
+import os
+import re
+import subprocess
+import sys
 
 import httpx
 import pytest
 
 from free_parking_client import ApiError, AsyncClient, Client, NotLegal, PlayerKey, QueueEvent, Turn
 from free_parking_client.core import OPERATIONS, Core
-from tests.client.play import play, two_seats_with_a_bot, verify
+from tests.client.play import ROOT, play, two_seats_with_a_bot, verify
 
 pytestmark = pytest.mark.shared_live
 
@@ -109,6 +114,27 @@ async def test_an_unkeyed_player_queues_is_seated_by_its_stream_and_reads_rating
             result = await asyncio.to_thread(verify, sync, game_id, tmp_path)
         assert result.returncode == 0, result.stdout + result.stderr
         assert f"seat {status.seat} brought client seed" in result.stdout
+
+
+@pytest.mark.parametrize("live_kind", ["embedded"])  # the stores: the tests above
+@pytest.mark.live_settings(queue_fill_ms=200, queue_interval_ms=50)
+async def test_the_readmes_bot_plays_a_game_to_its_end_and_what_it_kept_verifies(live, tmp_path):
+    """client/README.md's twenty lines, run as they are (the service's address aside) in a folder of their own: the
+    game is played out, and the verify arguments it prints are accepted by ``replays verify``."""
+    readme = (ROOT / "client" / "README.md").read_text()
+    example = re.search(r"## Play now.*?```python\n(.*?)```", readme, re.S).group(1)
+    script = tmp_path / "bot.py"
+    script.write_text(example.replace("http://127.0.0.1:8000", url_of(live)))
+    ran = await asyncio.to_thread(subprocess.run, [sys.executable, str(script)], cwd=tmp_path, capture_output=True,
+                                  text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    outcome, _, args = ran.stdout.strip().partition(" ")
+    assert outcome in ("won", "lost") and (tmp_path / "me.key").exists()
+    verified = await asyncio.to_thread(subprocess.run, [sys.executable, "-m", "replays", "verify", *ast.literal_eval(args)],
+                                       cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "one they signed" in verified.stdout and "receipts agree" in verified.stdout
 
 
 async def test_leaving_the_queue(live):

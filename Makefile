@@ -10,10 +10,12 @@ TEST_JOBS ?= $(shell $(PYTHON) -c "import os; print(max(5, min(8, os.cpu_count()
 
 .PHONY: install run test soak bench demo clean chromium
 
-$(STAMP): pyproject.toml
+# the client package (client/, its own distribution) goes in too, editable: tests/client use it. pip's direct
+# references take absolute paths only, so pyproject.toml's [test] extra cannot name ./client itself
+$(STAMP): pyproject.toml client/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test]' -e ./client
 	touch $(STAMP)
 
 # The browser tests (tests/web) drive Debian's Chromium through Playwright; no browser is ever downloaded.
@@ -43,4 +45,4 @@ bench: $(BENCH_STAMP)
 	$(PY) -m bench $(ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-openapi .pytest_cache .hypothesis

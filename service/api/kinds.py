@@ -18,6 +18,7 @@ from service.events.common import Close, Create, TakeSeat, Timeout
 from service.rules.engine import GAMES, rules_for, seat_range
 
 from .errors import ApiError
+from .openapi import named
 
 SERVER_COMMANDS = (Create, TakeSeat, Timeout, Close)
 """Commands only the service sends: decoded from a client too, so that the rules refuse them (422 ``server_only``),
@@ -49,6 +50,11 @@ class Kind:
         assert "$ref" not in repr(config), f"{self.name}'s config refers to other schemas: inline them here"
         properties = {k: v for k, v in config["properties"].items() if k not in SERVICE_FIELDS}
         return {"type": "object", "properties": properties, "additionalProperties": False}
+
+    def options_ref(self) -> dict[str, Any]:
+        """``options_schema``, published once as the component ``<Kind>Options`` (``FreeParkingOptions``…): what
+        every body taking this kind's options refers to."""
+        return named("".join(part.title() for part in self.name.split("-")) + "Options", self.options_schema())
 
 
 def _client_commands(rules: ModuleType) -> tuple[type, ...]:

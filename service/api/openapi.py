@@ -7,6 +7,7 @@ serves it at ``/docs`` (Swagger UI) and the service at ``/openapi.json``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +58,8 @@ COMPONENTS: list[Any] = []
 """Types a hand-written schema refers to (``REF``): published even when no route names them itself."""
 EXTRA: dict[str, dict[str, Any]] = {}
 """Keywords added to a type's own schema, by component name: what msgspec cannot derive from the type alone."""
+NAMED: dict[str, dict[str, Any]] = {}
+"""Schemas written by hand, published under a name of their own (``named``)."""
 PUBLISHED: dict[str, dict[str, Any]] = {}
 """Keywords published instead of a ``pattern`` the service decodes with, by that pattern: for a rule no JSON Schema
 pattern can state exactly (``published_as``)."""
@@ -69,12 +72,33 @@ def published_as(decoded: str, **keywords: Any) -> str:
     return decoded
 
 
+def _tuple_as_array(node: dict[str, Any]) -> dict[str, Any]:
+    """A tuple as msgspec writes it (``prefixItems``, then ``items: false``) as an array of its items' schema, as long
+    as it is (``minItems``/``maxItems`` stay): the same arrays, in a form client generators read — one models no
+    ``prefixItems`` and refuses ``items: false`` (a boolean schema), so the whole document."""
+    prefix = node.get("prefixItems")
+    if node.get("items") is not False or not isinstance(prefix, list) or node.get("maxItems") != len(prefix):
+        return node
+    distinct = [s for i, s in enumerate(prefix) if s not in prefix[:i]]
+    rest = {k: v for k, v in node.items() if k not in ("prefixItems", "items")}
+    return {**rest, "items": distinct[0] if len(distinct) == 1 else {"anyOf": distinct}}
+
+
 def _publish(node: Any) -> Any:
     if isinstance(node, dict):
+        node = _tuple_as_array(node)
         node = {k: _publish(v) for k, v in node.items()}
         pattern = node.get("pattern")
         return {**node, **PUBLISHED[pattern]} if isinstance(pattern, str) and pattern in PUBLISHED else node
     return [_publish(v) for v in node] if isinstance(node, list) else node
+
+
+def named(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """Publish ``schema`` once as the component ``name`` and return a reference to it: a schema several bodies share
+    (a kind's options) is written in each as the reference, not a copy — a client generator makes a model of every
+    inline object, and two copies would be two models of one name."""
+    NAMED[name] = {"title": name, **schema}
+    return {"$ref": REF.format(name=name)}
 
 
 def component(*types: Any) -> None:
@@ -124,6 +148,7 @@ def _build(title: str, version: str) -> dict[str, Any]:
     schemas, components = msgspec.json.schema_components(types, ref_template=REF)
     for name, extra in EXTRA.items():
         components[name] = {**components[name], **extra}
+    components.update(NAMED)
     refs = dict(zip(types, schemas, strict=True))
     paths: dict[str, dict[str, Any]] = {}
     for op in REGISTRY:
@@ -142,15 +167,53 @@ def _build(title: str, version: str) -> dict[str, Any]:
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "a seat's, a player's or the admin's token"}},
         },
     }
-    return _publish(msgspec.json.decode(msgspec.json.encode(document)))  # plain JSON values: a default of () becomes []
+    document = msgspec.json.decode(msgspec.json.encode(document))  # plain JSON values: a default of () becomes []
+    return _renamed(_publish(document), _unique_names(components))
+
+
+def _unique_names(components: dict[str, Any]) -> dict[str, str]:
+    """A plain name for each component msgspec names by its module (two types of one name: ``service.rules.monopoly.
+    view.PendingView`` and ``service.rules.free_parking.view.PendingView``): the parts of its module that tell it from
+    the others, then its own name (``MonopolyPendingView``). A client generator names its models by ``title``, which
+    is ``PendingView`` for both: two models of one name, and neither generated."""
+    dotted = [name for name in components if "." in name]
+    out = {}
+    for name in dotted:
+        *module, short = name.split(".")
+        rivals = [other.split(".")[:-1] for other in dotted if other != name and other.rsplit(".", 1)[1] == short]
+        telling = [part for i, part in enumerate(module) if any(i >= len(r) or r[i] != part for r in rivals)]
+        out[name] = "".join(part.title().replace("_", "") for part in telling) + short
+    clashes = [new for new in out.values() if new in components or list(out.values()).count(new) > 1]
+    assert not clashes, f"components renamed onto taken names: {clashes}"
+    return out
+
+
+def _renamed(document: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    schemas = document["components"]["schemas"]
+    for old, new in names.items():
+        schemas[new] = {**schemas.pop(old), "title": new}
+    refs = {REF.format(name=old): REF.format(name=new) for old, new in names.items()}
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: (refs.get(v, v) if k == "$ref" else walk(v)) for k, v in node.items()}
+        return [walk(v) for v in node] if isinstance(node, list) else node
+
+    return walk(document)
 
 
 def _openapi_path(path: str) -> str:
     return path.replace("<game_id:str>", "{game_id}").replace("<player_id:str>", "{player_id}").replace("<tournament_id:str>", "{tournament_id}")
 
 
+def _operation_id(op: Operation) -> str:
+    """``post_games_game_id_commands``: the method and the path's words, what a client generator names the call's
+    function and module after (its own spelling of ``post_/games/{game_id}/commands`` was ``post_gamesgame_id_commands``)."""
+    return "_".join([op.method, *re.findall(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*", _openapi_path(op.path))])
+
+
 def _operation(op: Operation, refs: dict[Any, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"summary": op.summary, "operationId": f"{op.method}_{_openapi_path(op.path)}"}
+    out: dict[str, Any] = {"summary": op.summary, "operationId": _operation_id(op)}
     if op.description:
         out["description"] = op.description
     params = [

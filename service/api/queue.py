@@ -28,7 +28,7 @@ QUEUE_SEATS = (min(KINDS[k].seats[0] for k in QUEUE_KINDS), max(KINDS[k].seats[1
 
 
 def _queue_options() -> dict[str, Any]:
-    kinds = [KINDS[k].options_schema() for k in QUEUE_KINDS]
+    kinds = [KINDS[k].options_ref() for k in QUEUE_KINDS]
     return kinds[0] if len(kinds) == 1 else {"anyOf": kinds}
 
 
@@ -78,7 +78,7 @@ def _player(who: Caller) -> Caller:
 
 extend(JoinQueue, {"anyOf": [{"properties": {
     "kind": {"enum": [k]}, "seats": {"type": "integer", "minimum": KINDS[k].seats[0], "maximum": KINDS[k].seats[1]},
-    "options": KINDS[k].options_schema()}} for k in QUEUE_KINDS]})
+    "options": KINDS[k].options_ref()}} for k in QUEUE_KINDS]})
 """As ``CreateGame``'s: each kind tied to its own seats and options, for clients (and fuzzers) reading the document."""
 
 

@@ -75,7 +75,7 @@ class PlayerCreated(msgspec.Struct):
 def _options_schema() -> dict[str, Any]:
     """``options`` is decoded by the kind's config (``Games.create``); documented here as what any kind admits
     (``CreateGame``'s own schema then ties each kind to its options)."""
-    kinds = [k.options_schema() for k in KINDS.values()]
+    kinds = [k.options_ref() for k in KINDS.values()]
     return kinds[0] if len(kinds) == 1 else {"anyOf": kinds}
 
 
@@ -101,7 +101,7 @@ def _each_kind() -> dict[str, Any]:
             "properties": {
                 "kind": {"enum": [k.name]},
                 "seats": {"type": "integer", "minimum": k.seats[0], "maximum": k.seats[1]},
-                "options": k.options_schema(),
+                "options": k.options_ref(),
             }
         }
         for k in KINDS.values()

@@ -18,7 +18,7 @@ import msgspec
 
 from service.bots import params_of
 from service.bots.sight import SIGHTED
-from service.events.base import Player
+from service.events.base import Account, Player, recorded
 from service.projections.ratings import read_kind
 from service.rules.matching import Table, Waiting, closest_bot, match
 from service.rules.ratings import MODEL, shown
@@ -45,6 +45,7 @@ class Entry(msgspec.Struct, kw_only=True):
     client_seed: str | None = None
     public_key: str | None = None
     since: int
+    account: Account = "person"
 
     @property
     def group(self) -> str:
@@ -125,7 +126,7 @@ class Matchmaker:
             await self.games.create(first.kind, first.seats, first.options, None, game_id=game_id)
             seats = {}
             for e, _ in chosen:
-                player = Player(name=e.name, player_id=e.player_id, public_key=e.public_key)
+                player = Player(name=e.name, player_id=e.player_id, public_key=e.public_key, account=recorded(e.account))
                 _, seats[e.player_id] = await self.games.seat(game_id, player, client_seed=e.client_seed)
             await self._bots(game_id, first.kind, table.bots, [ratings[first.kind].get(e.player_id, DEFAULT_RATING)
                                                                 for e, _ in chosen], ratings[first.kind])

@@ -145,9 +145,12 @@ class ToldOps:
 
 
 class RedisToldOps(ToldOps):
-    """The same on a real Redis or Cluster: one pipeline of a script per player and batch, the outbox's entries deleted
-    and a pointer per player added to the players' log (which wakes the other workers' streams) in the same round
-    trip. Stream ids are the server's own (``*``): Redis keeps them."""
+    """The same on a real Redis or Cluster: one pipeline of a script per player and batch; once every one of them
+    took, a second round trip deletes the outbox's entries and adds a pointer per player told to the players' log
+    (which wakes the other workers' streams). Not one pipeline: Redis carries on past a command that fails (a script
+    refused at ``maxmemory``, a cluster node away) and a cluster runs each node's part at once, so the delete could
+    take while a player's write did not — the event lost — or before it ran, and another relay, finding the next
+    entry alone, tell a player of a later version first. Stream ids are the server's own (``*``): Redis keeps them."""
 
     async def _op_tell_players(self, now_ms: int, game_id: str) -> Told:
         outbox = self.keys.outbox(game_id)
@@ -162,14 +165,15 @@ class RedisToldOps(ToldOps):
                 keys = [self.keys.player_stream(player_id), self.keys.player_told(player_id)]
                 pipe.execute_command("EVAL", TELL_LUA, 2, *keys, game_id, version, KEPT, *(x for ev in events for x in ev))
                 players.append(player_id)
+        results = await self._execute(pipe, [self.keys.player_stream(p) for p in dict.fromkeys(players)])  # type: ignore[attr-defined]
+        raise_first(results)  # a player not told: the entries stay for the next relay (the projector's)
+        told = list(dict.fromkeys(p for p, done in zip(players, results, strict=True) if done == 1))
+        pipe = self.r.pipeline(transaction=False)
         pipe.xdel(outbox, *(entry for entry, _ in rows))
-        for player_id in dict.fromkeys(players):
+        for player_id in told:
             pipe.xadd(self.keys.player_log(), {"p": player_id}, maxlen=LOG_KEPT, approximate=True)
-        written = [self.keys.player_stream(p) for p in dict.fromkeys(players)] + [outbox]
-        results = await self._execute(pipe, written)  # type: ignore[attr-defined]
-        raise_first(results)
-        told = [p for p, done in zip(players, results, strict=False) if done == 1]
-        return Told(list(dict.fromkeys(told)), True)
+        raise_first(await self._execute(pipe, [outbox]))  # type: ignore[attr-defined]
+        return Told(told, True)
 
     async def _op_tell_player(self, now_ms: int, player_id: str, event: bytes) -> Told:
         kind = msgspec.json.decode(event, type=dict)["type"]

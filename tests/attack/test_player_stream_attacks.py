@@ -1,0 +1,53 @@
+"""Attacks on the relay of players' events (service/store/told.py): a relay refused for one player, a store out of
+memory. Every event of an acknowledged append must still reach each of its players exactly once."""
+
+from __future__ import annotations
+
+from service.projections.projector import Projector
+from service.store.redis_store import RedisStore
+from tests.store.test_told import GAME, append, events_of, turn
+from tests.stores import namespace
+
+
+def versions(events: list[dict]) -> list[int]:
+    return [e["version"] for e in events]
+
+
+async def relay_refused(store) -> Exception | None:
+    try:
+        await store.tell_players(GAME)
+    except Exception as e:  # noqa: BLE001 - the refusal is what the test looks at
+        return e
+    return None
+
+
+async def test_a_relay_refused_for_one_player_keeps_the_entry_until_that_player_is_told(store):
+    """A player's write fails (here their told hash is damaged: the wrong type): the outbox keeps the entry, so the
+    next relay (the projector's) tells them once the store takes writes again — and tells the others nothing twice."""
+    await append(store, 0, [("p2", turn(1, seat=1)), ("p1", turn(1))])
+    await store.r.set(store.keys.player_told("p1"), b"damaged")
+    assert await relay_refused(store) is not None
+    assert await store.r.xlen(store.keys.outbox(GAME)) == 1  # p1 is not told: the entry stays
+    await store.r.delete(store.keys.player_told("p1"))
+    await Projector(store, "after", min_idle_ms=0).catch_up()
+    assert versions(await events_of(store, "p1")) == [1]
+    assert versions(await events_of(store, "p2")) == [1]
+    assert await store.r.xlen(store.keys.outbox(GAME)) == 0
+
+
+async def test_a_relay_refused_by_a_full_memory_loses_no_event(own_redis):
+    """A Redis at its ``maxmemory`` (noeviction) refuses the players' writes but not the outbox's delete: the entry
+    must stay until the players are told, or the event is gone for good."""
+    server = own_redis()
+    store = RedisStore.from_url(server.url, namespace=namespace())
+    try:
+        await append(store, 0, [("p1", turn(1))])
+        used = int((await store.r.info("memory"))["used_memory"])
+        await store.r.config_set("maxmemory-policy", "noeviction")
+        await store.r.config_set("maxmemory", str(used - 1000))
+        assert await relay_refused(store) is not None
+        await store.r.config_set("maxmemory", "0")
+        await store.tell_players(GAME)
+        assert versions(await events_of(store, "p1")) == [1]
+    finally:
+        await store.close()

@@ -19,6 +19,7 @@ gives every event the stream id it had, so a client's ``Last-Event-ID`` still ho
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +27,8 @@ from typing import Any
 import msgspec
 
 from .contract import raise_first, text
+
+log = logging.getLogger("free_parking.store")
 
 KEPT = 1000
 """Events kept per player (``XADD MAXLEN``; approximately on Redis): a stream resumed from further back starts there."""
@@ -46,7 +49,15 @@ redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 return 1
 """
 
+
+class _Typed(msgspec.Struct):
+    """An event as far as the relay reads it: its ``type`` (the SSE ``event``); the rest is passed on as it is."""
+
+    type: str
+
+
 _decode_told = msgspec.json.Decoder(list[tuple[str, msgspec.Raw]])
+_decode_typed = msgspec.json.Decoder(_Typed)
 _json = msgspec.json.Encoder()
 
 
@@ -67,8 +78,20 @@ def by_player(told: bytes) -> dict[str, list[tuple[bytes, bytes]]]:
     """An outbox entry's events, grouped by player in the order they came: ``(type, event JSON)`` each."""
     out: dict[str, list[tuple[bytes, bytes]]] = {}
     for player_id, event in _decode_told.decode(told):
-        kind = msgspec.json.decode(event, type=dict)["type"]
-        out.setdefault(player_id, []).append((kind.encode(), bytes(event)))
+        out.setdefault(player_id, []).append((_decode_typed.decode(event).type.encode(), bytes(event)))
+    return out
+
+
+def entries(game_id: str, rows: list[tuple[bytes, dict[bytes, bytes]]]) -> list[tuple[int, dict[str, list[tuple[bytes, bytes]]]]]:
+    """A game's outbox read (``XRANGE``), as ``(version, by_player)`` oldest first. An entry that is not what an append
+    writes (damaged, or edited by hand) can never be told: it is logged and left out — it leaves the outbox with the
+    others — rather than stop every later event of the game, its projector pointer and its archiving for good."""
+    out = []
+    for entry, fields in rows:
+        try:
+            out.append((int(text(entry).partition("-")[0]), by_player(fields[b"e"])))
+        except (msgspec.MsgspecError, KeyError, ValueError) as e:
+            log.error("the outbox of game %s holds a damaged entry %s, dropped: %s", game_id, text(entry), e)
     return out
 
 
@@ -113,9 +136,8 @@ class ToldOps:
         outbox = self.keys.outbox(game_id)
         rows = await self.r.xrange(outbox)
         told: list[str] = []
-        for entry, fields in rows:
-            version = int(text(entry).partition("-")[0])
-            for player_id, events in by_player(fields[b"e"]).items():
+        for version, by in entries(game_id, rows):
+            for player_id, events in by.items():
                 if await self._tell(player_id, game_id, version, events, now_ms):
                     told.append(player_id)
         if rows:
@@ -139,7 +161,7 @@ class ToldOps:
             await self.r.xadd(stream, {"t": kind, "e": event}, id=entry, maxlen=KEPT, approximate=False)
 
     async def _op_tell_player(self, now_ms: int, player_id: str, event: bytes) -> Told:
-        kind = msgspec.json.decode(event, type=dict)["type"]
+        kind = _decode_typed.decode(event).type
         await self._xadd(self.keys.player_stream(player_id), [(kind.encode(), bytes(event))], now_ms)
         return Told([player_id], True)
 
@@ -159,9 +181,8 @@ class RedisToldOps(ToldOps):
             return Told([], False)
         pipe = self.r.pipeline(transaction=False)
         players: list[str] = []
-        for entry, fields in rows:
-            version = int(text(entry).partition("-")[0])
-            for player_id, events in by_player(fields[b"e"]).items():
+        for version, by in entries(game_id, rows):
+            for player_id, events in by.items():
                 keys = [self.keys.player_stream(player_id), self.keys.player_told(player_id)]
                 pipe.execute_command("EVAL", TELL_LUA, 2, *keys, game_id, version, KEPT, *(x for ev in events for x in ev))
                 players.append(player_id)
@@ -176,7 +197,7 @@ class RedisToldOps(ToldOps):
         return Told(told, True)
 
     async def _op_tell_player(self, now_ms: int, player_id: str, event: bytes) -> Told:
-        kind = msgspec.json.decode(event, type=dict)["type"]
+        kind = _decode_typed.decode(event).type
         pipe = self.r.pipeline(transaction=False)
         pipe.xadd(self.keys.player_stream(player_id), {"t": kind, "e": event}, maxlen=KEPT, approximate=True)
         pipe.xadd(self.keys.player_log(), {"p": player_id}, maxlen=LOG_KEPT, approximate=True)

@@ -1,5 +1,5 @@
 """Attacks on the relay of players' events (service/store/told.py): a relay refused for one player, a store out of
-memory. Every event of an acknowledged append must still reach each of its players exactly once."""
+memory, a damaged outbox entry. Every event of an acknowledged append must still reach each of its players exactly once."""
 
 from __future__ import annotations
 
@@ -51,3 +51,17 @@ async def test_a_relay_refused_by_a_full_memory_loses_no_event(own_redis):
         assert versions(await events_of(store, "p1")) == [1]
     finally:
         await store.close()
+
+
+async def test_a_damaged_outbox_entry_does_not_hold_up_the_games_other_events(store):
+    """An entry that is not what an append writes (not JSON; an event without its type) can never be told: it is
+    dropped (and logged), and the game's other entries still reach the players, the projector acknowledges the game
+    and the outbox empties (a finished game is archived only then)."""
+    v1 = await append(store, 0, [("p1", turn(1))])
+    await store.r.xadd(store.keys.outbox(GAME), {"e": b"not json"}, id=f"{v1}-1")
+    await store.r.xadd(store.keys.outbox(GAME), {"e": b'[["p1", {"version": 9}]]'}, id=f"{v1}-2")
+    v2 = await append(store, 1, [("p1", turn(v1 + 1))])
+    assert await relay_refused(store) is None
+    await Projector(store, "after", min_idle_ms=0).catch_up()  # raises ProjectionFailed if a game stays failed
+    assert versions(await events_of(store, "p1")) == [1, v1 + 1] and v2 > v1
+    assert await store.r.xlen(store.keys.outbox(GAME)) == 0

@@ -82,7 +82,11 @@ def by_player(told: bytes) -> dict[str, list[tuple[bytes, bytes]]]:
     return out
 
 
-def entries(game_id: str, rows: list[tuple[bytes, dict[bytes, bytes]]]) -> list[tuple[int, dict[str, list[tuple[bytes, bytes]]]]]:
+ByPlayer = dict[str, list[tuple[bytes, bytes]]]
+"""An outbox entry's events by player: ``(type, event JSON)`` each, in the order they came."""
+
+
+def entries(game_id: str, rows: list[tuple[bytes, dict[bytes, bytes]]]) -> list[tuple[int, ByPlayer]]:
     """A game's outbox read (``XRANGE``), as ``(version, by_player)`` oldest first. An entry that is not what an append
     writes (damaged, or edited by hand) can never be told: it is logged and left out — it leaves the outbox with the
     others — rather than stop every later event of the game, its projector pointer and its archiving for good."""
@@ -95,7 +99,7 @@ def entries(game_id: str, rows: list[tuple[bytes, dict[bytes, bytes]]]) -> list[
     return out
 
 
-def next_id(last: bytes | None, now_ms: int) -> str:
+def next_id(last: bytes | str | None, now_ms: int) -> str:
     """The stream id after ``last`` at ``now_ms``: the clock's millisecond, or one past ``last`` if that is later."""
     if last is None:
         return f"{now_ms}-0"
@@ -109,6 +113,10 @@ class ToldOps:
 
     r: Any
     keys: Any
+    _now: Any
+    """The embedded store's client of its server without asyncio: a relay reads and writes through it with no await
+    from its first read to its journal record (``EmbeddedStore._write_whole``), so no stream reads an event before the
+    journal holds it — one a kill in between would take back, and the restart tell again under another id."""
 
     on_told: Callable[[list[str]], None] | None = None
     """Called with the players a relay wrote for: this worker's streams of theirs wake at once (``PlayerFeed``)."""
@@ -133,37 +141,50 @@ class ToldOps:
         return [(text(entry), fields[b"t"], fields[b"e"]) for entry, fields in rows]
 
     async def _op_tell_players(self, now_ms: int, game_id: str) -> Told:
+        """``TELL_LUA`` per entry and player, step for step, with ids from ``now_ms`` (so that a replay of the journal
+        gives the same ones): every check first, then every write in one pipeline (``_execute``: a write refused
+        part-way leaves memory ahead of the journal, and the store refuses writes until a restart)."""
         outbox = self.keys.outbox(game_id)
-        rows = await self.r.xrange(outbox)
+        rows = self._now.xrange(outbox)
+        if not rows:
+            return Told([], False)
+        todo = entries(game_id, rows)
+        players = list(dict.fromkeys(p for _, by in todo for p in by))
+        told_at = {p: int(self._now.hget(self.keys.player_told(p), game_id) or 0) for p in players}
+        last = {p: self._last_id(self.keys.player_stream(p)) for p in players}
+        pipe = self._now.pipeline(transaction=False)
         told: list[str] = []
-        for version, by in entries(game_id, rows):
+        for version, by in todo:
             for player_id, events in by.items():
-                if await self._tell(player_id, game_id, version, events, now_ms):
-                    told.append(player_id)
-        if rows:
-            await self.r.xdel(outbox, *(entry for entry, _ in rows))
-        return Told(told, bool(rows))
-
-    async def _tell(self, player_id: str, game_id: str, version: int, events: list[tuple[bytes, bytes]], now_ms: int) -> bool:
-        """``TELL_LUA``, step for step, with ids from ``now_ms`` (so that a replay of the journal gives the same ones)."""
-        stream, told = self.keys.player_stream(player_id), self.keys.player_told(player_id)
-        if int(await self.r.hget(told, game_id) or 0) >= version:
-            return False
-        await self._xadd(stream, events, now_ms)
-        await self.r.hset(told, game_id, version)
-        return True
-
-    async def _xadd(self, stream: str, events: list[tuple[bytes, bytes]], now_ms: int) -> None:
-        last = await self.r.xrevrange(stream, count=1)
-        entry = last[0][0] if last else None
-        for kind, event in events:
-            entry = next_id(entry, now_ms)
-            await self.r.xadd(stream, {"t": kind, "e": event}, id=entry, maxlen=KEPT, approximate=False)
+                if told_at[player_id] >= version:
+                    continue
+                last[player_id] = _add(pipe, self.keys.player_stream(player_id), events, last[player_id], now_ms)
+                pipe.hset(self.keys.player_told(player_id), game_id, version)
+                told_at[player_id] = version
+                told.append(player_id)
+        pipe.xdel(outbox, *(entry for entry, _ in rows))
+        self._execute(pipe)  # type: ignore[attr-defined]
+        return Told(list(dict.fromkeys(told)), True)
 
     async def _op_tell_player(self, now_ms: int, player_id: str, event: bytes) -> Told:
         kind = _decode_typed.decode(event).type
-        await self._xadd(self.keys.player_stream(player_id), [(kind.encode(), bytes(event))], now_ms)
+        stream = self.keys.player_stream(player_id)
+        pipe = self._now.pipeline(transaction=False)
+        _add(pipe, stream, [(kind.encode(), bytes(event))], self._last_id(stream), now_ms)
+        self._execute(pipe)  # type: ignore[attr-defined]
         return Told([player_id], True)
+
+    def _last_id(self, stream: str) -> bytes | None:
+        last = self._now.xrevrange(stream, count=1)
+        return last[0][0] if last else None
+
+
+def _add(pipe: Any, stream: str, events: list[tuple[bytes, bytes]], last: bytes | str | None, now: int) -> str | None:
+    """The embedded store's ``XADD``s of ``events`` after the stream's entry ``last``; answers the last id added."""
+    for kind, event in events:
+        last = next_id(last, now)
+        pipe.xadd(stream, {"t": kind, "e": event}, id=last, maxlen=KEPT, approximate=False)
+    return last
 
 
 class RedisToldOps(ToldOps):
@@ -186,7 +207,8 @@ class RedisToldOps(ToldOps):
                 keys = [self.keys.player_stream(player_id), self.keys.player_told(player_id)]
                 pipe.execute_command("EVAL", TELL_LUA, 2, *keys, game_id, version, KEPT, *(x for ev in events for x in ev))
                 players.append(player_id)
-        results = await self._execute(pipe, [self.keys.player_stream(p) for p in dict.fromkeys(players)])  # type: ignore[attr-defined]
+        written = [self.keys.player_stream(p) for p in dict.fromkeys(players)]
+        results = await self._execute(pipe, written)  # type: ignore[attr-defined]
         raise_first(results)  # a player not told: the entries stay for the next relay (the projector's)
         told = list(dict.fromkeys(p for p, done in zip(players, results, strict=True) if done == 1))
         pipe = self.r.pipeline(transaction=False)

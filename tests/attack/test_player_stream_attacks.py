@@ -1,10 +1,16 @@
 """Attacks on the relay of players' events (service/store/told.py): a relay refused for one player, a store out of
-memory, a damaged outbox entry. Every event of an acknowledged append must still reach each of its players exactly once."""
+memory, a damaged outbox entry, an embedded relay read before it is journalled. Every event of an acknowledged append
+must still reach each of its players exactly once, under the id it was first read with."""
 
 from __future__ import annotations
 
+import asyncio
+import itertools
+
 from service.projections.projector import Projector
+from service.store.embedded import EmbeddedStore
 from service.store.redis_store import RedisStore
+from service.store.store import StoreUnavailable
 from tests.store.test_told import GAME, append, events_of, turn
 from tests.stores import namespace
 
@@ -65,3 +71,85 @@ async def test_a_damaged_outbox_entry_does_not_hold_up_the_games_other_events(st
     await Projector(store, "after", min_idle_ms=0).catch_up()  # raises ProjectionFailed if a game stays failed
     assert versions(await events_of(store, "p1")) == [1, v1 + 1] and v2 > v1
     assert await store.r.xlen(store.keys.outbox(GAME)) == 0
+
+
+def clock(monkeypatch) -> None:
+    """The relays' clock, one millisecond a call: two relays never share a millisecond (an id would hide a change)."""
+    from service.store import told
+
+    ticks = itertools.count(1_800_000_000_000)
+    monkeypatch.setattr(told, "time", type("Clock", (), {"time": staticmethod(lambda: next(ticks) / 1000)}))
+
+
+async def test_an_embedded_relay_refused_part_way_changes_no_id_across_a_restart(tmp_path, monkeypatch):
+    """On the embedded store a relay refused for its second player must leave the first untold too (nothing in
+    memory the journal lacks): else the restart tells the first player again, under another id than the one a
+    client read."""
+    clock(monkeypatch)
+    store = await EmbeddedStore(tmp_path).open()
+    await append(store, 0, [("p1", turn(1)), ("p2", turn(1, seat=1))])
+    await store.r.set(store.keys.player_told("p2"), b"damaged")
+    assert await relay_refused(store) is not None
+    await store.r.delete(store.keys.player_told("p2"))
+    await store.tell_players(GAME)
+    read = await store.player_events("p1", "0-0", 10)
+    await store.close()
+    again = await EmbeddedStore(tmp_path).open()
+    try:
+        assert await again.player_events("p1", "0-0", 10) == read
+    finally:
+        await again.close()
+
+
+async def seen_before_the_journal(store, write) -> tuple[list, Exception | None]:
+    """Run ``write`` while a stream reads the player ``p1`` in a loop, the journal failing (a kill right there): what
+    the stream had read when the journal write came, and what ``write`` raised."""
+    seen: list = []
+    at_journal: list = []
+
+    def killed(payload: bytes) -> None:
+        at_journal.extend(seen)
+        raise OSError("killed before the journal write")
+
+    async def reader() -> None:
+        for _ in range(50):
+            try:
+                seen.extend(await store.player_events("p1", "0-0", 10))
+            except StoreUnavailable:  # the journal failed: reads are refused from then on
+                return
+            await asyncio.sleep(0)
+
+    async def writing() -> Exception | None:
+        try:
+            await write()
+        except Exception as e:  # noqa: BLE001 - the refusal is looked at
+            return e
+        return None
+
+    store._journal.write = killed
+    raised, _ = await asyncio.gather(writing(), reader())
+    return at_journal, raised
+
+
+async def test_an_embedded_relay_is_not_read_before_it_is_journalled(tmp_path):
+    """A stream reading while the embedded store relays must not see an event the journal does not hold yet: a kill
+    before the journal write would have the restart tell it again under a new id — a second copy to a client
+    resuming from the first. (The journal failing stands for the kill: the write is then refused.)"""
+    store = await EmbeddedStore(tmp_path).open()
+    try:
+        await append(store, 0, [("p1", turn(1))])
+        seen, raised = await seen_before_the_journal(store, lambda: store.tell_players(GAME))
+    finally:
+        await store.close()
+    assert isinstance(raised, StoreUnavailable) and seen == []
+
+
+async def test_an_embedded_notify_is_not_read_before_it_is_journalled(tmp_path):
+    """The same for an event told outside any append (the queue's)."""
+    store = await EmbeddedStore(tmp_path).open()
+    try:
+        left = {"type": "queue", "status": "left"}
+        seen, raised = await seen_before_the_journal(store, lambda: store.tell_player("p1", left))
+    finally:
+        await store.close()
+    assert isinstance(raised, StoreUnavailable) and seen == []

@@ -153,3 +153,17 @@ async def test_an_embedded_notify_is_not_read_before_it_is_journalled(tmp_path):
     finally:
         await store.close()
     assert isinstance(raised, StoreUnavailable) and seen == []
+
+
+async def test_a_rebuild_relays_what_a_dead_worker_left_in_an_outbox(store):
+    """A worker died between its append and its relay, and then the operator rebuilt the read models: the rebuild
+    drops the projectors' group and creates it again past every entry it read — the pointer that would have had the
+    projector relay the outbox with it. The rebuild relays every game's outbox itself, or that event is never told
+    (and a finished game is never archived: its outbox is not empty)."""
+    from service.projections import rebuild
+
+    await append(store, 0, [("p1", turn(1))])  # the worker dies here: no relay
+    await rebuild(store)
+    await Projector(store, "after", min_idle_ms=0).catch_up()
+    assert versions(await events_of(store, "p1")) == [1]
+    assert await store.r.xlen(store.keys.outbox(GAME)) == 0

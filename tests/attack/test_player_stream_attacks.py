@@ -167,3 +167,49 @@ async def test_a_rebuild_relays_what_a_dead_worker_left_in_an_outbox(store):
     await Projector(store, "after", min_idle_ms=0).catch_up()
     assert versions(await events_of(store, "p1")) == [1]
     assert await store.r.xlen(store.keys.outbox(GAME)) == 0
+
+
+def second_client(store, request):
+    """Another worker's store on the same data: a client of its own on a real Redis or Cluster; the embedded store is
+    one process (its one store object)."""
+    if store.name == "embedded":
+        return store
+    from tests.stores import need_redis
+
+    url = request.getfixturevalue("redis_cluster").url if store.cluster else need_redis()
+    return RedisStore.from_url(url, namespace=store.keys.ns, cluster=store.cluster)
+
+
+async def test_relays_racing_appends_on_two_clients_tell_every_event_once_in_order(store, request):
+    """Two workers' clients of one store: one appends the game's batches, each telling p1 and every other one p2,
+    and relays after each; the other relays at the same time, over and over; a projector finishes. Each player's
+    stream holds each version once, in the game's order."""
+    other = second_client(store, request)
+    done = asyncio.Event()
+    batches = 12
+    relays: list[asyncio.Future] = []
+
+    async def appending() -> None:
+        version = 0
+        for n in range(batches):
+            told = [("p1", turn(version + 1))] + ([("p2", turn(version + 1, seat=1))] if n % 2 else [])
+            version = await append(store, n, told)
+            relays.append(asyncio.ensure_future(store.tell_players(GAME)))  # the appending worker's, not awaited
+            await asyncio.sleep(0)
+        await asyncio.gather(*relays)
+        done.set()
+
+    async def relaying() -> None:
+        while not done.is_set():
+            await other.tell_players(GAME)
+            await asyncio.sleep(0)
+
+    try:
+        await asyncio.gather(appending(), relaying(), relaying())
+        await Projector(store, "after", min_idle_ms=0).catch_up()
+        p1, p2 = versions(await events_of(store, "p1")), versions(await events_of(store, "p2"))
+        assert len(p1) == batches and p1 == sorted(set(p1))
+        assert len(p2) == batches // 2 and p2 == sorted(set(p2))
+    finally:
+        if other is not store:
+            await other.close()

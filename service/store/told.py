@@ -2,7 +2,7 @@
 
 An append that changes something for a registered player (``service/api/player_events.py`` says what) carries those
 events in the append itself: the script writes them, atomically with the game's events, to the game's outbox
-(``Keys.outbox``: entry ``<version>-0``, the batch's last version) and marks the partition log's pointer ``told``.
+(``Keys.outbox``: one entry with the batch's last version, ``v``) and marks the partition log's pointer ``told``.
 ``tell_players`` then moves a game's outbox, oldest first, into the players' own streams and empties it. Whoever
 calls it — the appending worker at once, and the projector for every ``told`` pointer it reads, before it acknowledges
 it — the result is the same, so a worker that dies between its append and its tell loses nobody an event: the pointer
@@ -86,14 +86,19 @@ ByPlayer = dict[str, list[tuple[bytes, bytes]]]
 """An outbox entry's events by player: ``(type, event JSON)`` each, in the order they came."""
 
 
-def entries(game_id: str, rows: list[tuple[bytes, dict[bytes, bytes]]]) -> list[tuple[int, ByPlayer]]:
-    """A game's outbox read (``XRANGE``), as ``(version, by_player)`` oldest first. An entry that is not what an append
-    writes (damaged, or edited by hand) can never be told: it is logged and left out — it leaves the outbox with the
-    others — rather than stop every later event of the game, its projector pointer and its archiving for good."""
+def entries(game_id: str, rows: list[tuple[bytes, dict[bytes, bytes]]], reached: int) -> list[tuple[int, ByPlayer]]:
+    """A game's outbox read (``XRANGE``), as ``(version, by_player)`` oldest first; ``reached``: the game's version.
+    An entry that is not what an append writes (damaged, or edited by hand) can never be told: it is logged and left
+    out — it leaves the outbox with the others — rather than stop every later event of the game, its projector pointer
+    and its archiving for good, or (naming a version the game never reached) mark its players told of every later one.
+    An entry written before entries carried their version (``v``) has it in its id, ``<version>-0``."""
     out = []
     for entry, fields in rows:
         try:
-            out.append((int(text(entry).partition("-")[0]), by_player(fields[b"e"])))
+            version = int(fields.get(b"v") or text(entry).partition("-")[0])
+            if not 0 < version <= reached:
+                raise ValueError(f"version {version}, where the game is at {reached}")
+            out.append((version, by_player(fields[b"e"])))
         except (msgspec.MsgspecError, KeyError, ValueError) as e:
             log.error("the outbox of game %s holds a damaged entry %s, dropped: %s", game_id, text(entry), e)
     return out
@@ -148,7 +153,7 @@ class ToldOps:
         rows = self._now.xrange(outbox)
         if not rows:
             return Told([], False)
-        todo = entries(game_id, rows)
+        todo = entries(game_id, rows, int(self._now.hget(self.keys.meta(game_id), "version") or 0))
         players = list(dict.fromkeys(p for _, by in todo for p in by))
         told_at = {p: int(self._now.hget(self.keys.player_told(p), game_id) or 0) for p in players}
         last = {p: self._last_id(self.keys.player_stream(p)) for p in players}
@@ -197,12 +202,15 @@ class RedisToldOps(ToldOps):
 
     async def _op_tell_players(self, now_ms: int, game_id: str) -> Told:
         outbox = self.keys.outbox(game_id)
-        rows = await self._read(self.r.xrange(outbox))  # type: ignore[attr-defined]
+        pipe = self.r.pipeline(transaction=False)
+        pipe.xrange(outbox)
+        pipe.hget(self.keys.meta(game_id), "version")  # the game's slot: one round trip on a cluster's one node
+        rows, reached = await self._read(pipe.execute())  # type: ignore[attr-defined]
         if not rows:
             return Told([], False)
         pipe = self.r.pipeline(transaction=False)
         players: list[str] = []
-        for version, by in entries(game_id, rows):
+        for version, by in entries(game_id, rows, int(reached or 0)):
             for player_id, events in by.items():
                 keys = [self.keys.player_stream(player_id), self.keys.player_told(player_id)]
                 pipe.execute_command("EVAL", TELL_LUA, 2, *keys, game_id, version, KEPT, *(x for ev in events for x in ev))

@@ -64,12 +64,27 @@ async def test_a_damaged_outbox_entry_does_not_hold_up_the_games_other_events(st
     dropped (and logged), and the game's other entries still reach the players, the projector acknowledges the game
     and the outbox empties (a finished game is archived only then)."""
     v1 = await append(store, 0, [("p1", turn(1))])
-    await store.r.xadd(store.keys.outbox(GAME), {"e": b"not json"}, id=f"{v1}-1")
-    await store.r.xadd(store.keys.outbox(GAME), {"e": b'[["p1", {"version": 9}]]'}, id=f"{v1}-2")
+    await store.r.xadd(store.keys.outbox(GAME), {"v": v1, "e": b"not json"})
+    await store.r.xadd(store.keys.outbox(GAME), {"v": v1, "e": b'[["p1", {"version": 9}]]'})
     v2 = await append(store, 1, [("p1", turn(v1 + 1))])
     assert await relay_refused(store) is None
     await Projector(store, "after", min_idle_ms=0).catch_up()  # raises ProjectionFailed if a game stays failed
     assert versions(await events_of(store, "p1")) == [1, v1 + 1] and v2 > v1
+    assert await store.r.xlen(store.keys.outbox(GAME)) == 0
+
+
+async def test_an_entry_added_by_hand_to_an_outbox_breaks_no_append_and_loses_no_later_event(store):
+    """An operator re-sends an event by hand, ``XADD`` with an id of the clock (``*``), as one adds to any stream: the
+    next append that tells something must still take whole (not fail part-way after writing its events, a 500 to its
+    client), and the entry — naming no version the game reached — must not mark its player told of every later one."""
+    v1 = await append(store, 0, [("p1", turn(1))])
+    await store.tell_players(GAME)
+    await store.r.xadd(store.keys.outbox(GAME), {"e": b'[["p1", {"type": "turn", "version": 1}]]'})
+    v2 = await append(store, 1, [("p1", turn(v1 + 1))])
+    await store.tell_players(GAME)
+    v3 = await append(store, 2, [("p1", turn(v2 + 1))])
+    await Projector(store, "after", min_idle_ms=0).catch_up()
+    assert versions(await events_of(store, "p1")) == [1, v1 + 1, v2 + 1] and v3 > v2
     assert await store.r.xlen(store.keys.outbox(GAME)) == 0
 
 

@@ -227,7 +227,9 @@ async def _left_claimed(api, name: str, game_id: str | None, age_ms: int) -> str
         game_id = (await api.post("/games", json={"kind": "free-parking", "seats": 3})).json()["game_id"]
         assert (await api.post(f"/games/{game_id}/seats", json={}, headers=bearer(token))).status_code == 201
     store = api.app.ctx.store
-    entry = matchmaker.Entry(queue_id="q_lost", player_id=player_id, name="Lou", kind="free-parking", seats=2, since=1)
+    # queued now, not long ago: the running matcher would fill the table with bots before the claim below could take
+    entry = matchmaker.Entry(queue_id="q_lost", player_id=player_id, name="Lou", kind="free-parking", seats=2,
+                             since=matchmaker.now_ms())
     assert await store.queue_join(player_id, matchmaker.encode(entry))
     claim = matchmaker.Status(queue_id="q_lost", state="claimed", game_id=game_id,
                               at=matchmaker.now_ms() - age_ms)

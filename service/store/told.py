@@ -74,16 +74,16 @@ def encode_told(events: list[tuple[str, dict[str, Any]]]) -> bytes:
     return _json.encode([[player_id, event] for player_id, event in events]) if events else b""
 
 
-def by_player(told: bytes) -> dict[str, list[tuple[bytes, bytes]]]:
+ByPlayer = dict[str, list[tuple[bytes, bytes]]]
+"""An outbox entry's events by player: ``(type, event JSON)`` each, in the order they came."""
+
+
+def by_player(told: bytes) -> ByPlayer:
     """An outbox entry's events, grouped by player in the order they came: ``(type, event JSON)`` each."""
-    out: dict[str, list[tuple[bytes, bytes]]] = {}
+    out: ByPlayer = {}
     for player_id, event in _decode_told.decode(told):
         out.setdefault(player_id, []).append((_decode_typed.decode(event).type.encode(), bytes(event)))
     return out
-
-
-ByPlayer = dict[str, list[tuple[bytes, bytes]]]
-"""An outbox entry's events by player: ``(type, event JSON)`` each, in the order they came."""
 
 
 def entries(game_id: str, rows: list[tuple[bytes, dict[bytes, bytes]]], reached: int) -> list[tuple[int, ByPlayer]]:

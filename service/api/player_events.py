@@ -20,7 +20,7 @@ On Redis, every relay also writes a pointer (the player's id) to one log of all 
 one reader per worker follows (``PlayerFeed``) to wake the streams it serves: another worker's write reaches an idle
 stream at once, and an idle stream holds no store connection. The cost in the hot path: two state checks per
 registered seat (``legal_commands``) and, only when something changed for a player, the outbox's entry in the append
-and one more round trip to relay it.
+and three round trips to relay it (docs/player-stream.md).
 """
 
 from __future__ import annotations

@@ -99,11 +99,14 @@ async def join_queue(request: Request) -> HTTPResponse:
     config_for(body.kind, seats, body.options)  # a bad kind, seats or options: 400, and nothing queued
     store = request.app.ctx.store
     public_key = sound_key(body.public_key) or await registered_key(store, who)
+    _, status = await store.queue_of(who.player_id or "")
+    if status is not None and _seating(decode_status(status)):
+        raise ApiError(409, "already_queued", "Your table is being made: GET /queue says where you sit in a moment")
     await request.app.ctx.limiter.charge("seats", request, who)  # a queueing is a seat to come: limited as one
     entry = Entry(queue_id=new_id("q"), player_id=who.player_id or "", name=who.name or "", kind=body.kind, seats=seats,
                   options=body.options, client_seed=body.client_seed, public_key=public_key, since=now_ms(),
                   account=who.account, bots_bucket=bots_meta(request.app.ctx.limiter, request, who).get(BUCKET_META))
-    if not await store.queue_join(entry.player_id, encode(entry)):
+    if not await store.queue_join(entry.player_id, encode(entry), status or b""):  # unless a claim came meanwhile
         raise ApiError(409, "already_queued", "You are in the queue already: leave it (DELETE /queue) to queue again")
     await tell_queue(store, entry.player_id, "waiting", kind=entry.kind, since=entry.since)
     return _answer(Queued(entry.queue_id, entry.since), 202)
@@ -123,13 +126,19 @@ async def queue_status(request: Request) -> HTTPResponse:
     if raw_status is None:
         return _answer(QueueStatus("none"))
     st: Status = decode_status(raw_status)
-    if st.state == "claimed" and st.at is not None and now_ms() - st.at > SEATING_LOST_MS:
+    if st.state == "claimed" and not _seating(st):
         st = await _settle_lost(request, who.player_id or "", raw_status, st)
     if st.state == "seated":
         token = request.headers["authorization"].partition(" ")[2].strip()
         return _answer(QueueStatus("seated", st.queue_id, game_id=st.game_id, seat=st.seat, token=token))
     state = "seating" if st.state == "claimed" else st.state
     return _answer(QueueStatus(state, st.queue_id, game_id=st.game_id, reason=st.reason))
+
+
+def _seating(st: Status) -> bool:
+    """Whether a worker may still be making the player's table: a claim younger than ``SEATING_LOST_MS``. Queueing
+    again meanwhile is refused — the table seats the player anyway, and the next pass would seat them at another."""
+    return st.state == "claimed" and (st.at is None or now_ms() - st.at <= SEATING_LOST_MS)
 
 
 async def _settle_lost(request: Request, player_id: str, raw: bytes, st: Status) -> Status:

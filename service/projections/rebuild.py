@@ -1,4 +1,4 @@
-"""Rebuild: drop every read model and the consumer groups, then replay every game's stream.
+"""Rebuild: drop every read model and the consumer groups, then replay every game's stream (and relay its outbox).
 
 Games are found in the partition logs (in the order they first appear) and — the logs are trimmed once every
 projector applied them (service/store/logtrim.py) — in the lobby's indexes, which list every game by status
@@ -20,7 +20,7 @@ from service.store.archive import ArchiveDamaged
 from service.store.keys import PARTITIONS, STATUSES
 from service.store.store import Store
 
-from .projector import MAX_EVENTS, Stats, project_games
+from .projector import MAX_EVENTS, Stats, project_games, tell_players
 
 PAGE = 5000
 REBUILD_BATCH = 32
@@ -161,6 +161,10 @@ async def rebuild(
                 raise done
             if on_game:
                 on_game(game_id, done[1])
+        # the group is created again past the pointers read: one that a worker dead before its relay left pending would
+        # have had the projector relay the game's outbox, so the rebuild relays every outbox itself (most are empty)
+        for error in (await tell_players(store, set(part))).values():
+            raise error
     for p in range(PARTITIONS):
         try:
             await store._read(store.r.xgroup_create(store.keys.log(p), group, id=marks.get(p, "0"), mkstream=True))

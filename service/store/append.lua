@@ -5,7 +5,7 @@
 --       and last, with a claim, the hash of claims it is checked against (a tournament's seats: player -> table)
 -- ARGV: expected_version, command_key, command_digest, game_id, status, created_at, due_at, claim (a field of the
 --       claims hash this game must hold or take, or ''), n_meta, [field, value]*n_meta, n_events, [entry]*n_events, head,
---       told (what the batch tells its players, or '': kept in the outbox under the batch's last version)
+--       told (what the batch tells its players, or '': kept in the outbox with the batch's last version, field v)
 local unpack = unpack or table.unpack
 local expected = tonumber(ARGV[1])
 local command_key, digest, game_id = ARGV[2], ARGV[3], ARGV[4]
@@ -70,7 +70,7 @@ if command_key ~= '' then
   redis.call('HSET', KEYS[3], command_key, digest .. ':' .. (version + 1) .. ':' .. last)
 end
 if told ~= nil and told ~= '' then
-  redis.call('XADD', KEYS[9], tostring(last) .. '-0', 'e', told)
+  redis.call('XADD', KEYS[9], '*', 'v', last, 'e', told)  -- an id of its own: no entry already there refuses it
   redis.call('XADD', KEYS[4], '*', 'game', game_id, 'from', version + 1, 'to', last, 'told', '1')
 else
   redis.call('XADD', KEYS[4], '*', 'game', game_id, 'from', version + 1, 'to', last)

@@ -192,7 +192,7 @@ class EmbeddedStore(Store):
         if req.command_key:
             pipe.hset(commands, req.command_key, record)
         if req.told:
-            pipe.xadd(outbox, {"e": req.told}, id=f"{last}-0")
+            pipe.xadd(outbox, {"v": last, "e": req.told})
             pipe.xadd(log, {"game": req.game_id, "from": version + 1, "to": last, "told": 1})
         else:
             pipe.xadd(log, {"game": req.game_id, "from": version + 1, "to": last})

@@ -81,7 +81,8 @@ class Keys:
 
     def outbox(self, game_id: str) -> str:
         """What a game's appends have to tell its players and is not yet in their streams (``Store.tell_players``): a
-        stream whose entry ``<version>-0`` is that append's events, in the game's slot so the append writes it."""
+        stream whose entries are those appends' events with their batch's last version (``v``), in the game's slot so
+        the append writes it."""
         return f"{self.ns}:told:{self.tag(partition(game_id))}:{game_id}"
 
     def player_stream(self, player_id: str) -> str:

@@ -20,8 +20,12 @@ from .contract import Projected
 
 TAG = "{mq}"
 
+# KEYS: waiting, status; ARGV: player, entry, the status the caller judged ('': none; absent: not checked)
 JOIN_LUA = """
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+  return 0
+end
+if ARGV[3] ~= nil and (redis.call('HGET', KEYS[2], ARGV[1]) or '') ~= ARGV[3] then
   return 0
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
@@ -61,9 +65,10 @@ class QueueOps:
     def _queue_key(self, name: str) -> str:
         return f"{self.keys.ns}:queue:{TAG}:{name}"
 
-    async def queue_join(self, player_id: str, entry: bytes) -> bool:
-        """Put ``player_id`` in the queue with ``entry`` (forgetting their last status); False if they already wait."""
-        return (await self._write("queue_join", player_id, entry)).applied  # type: ignore[attr-defined]
+    async def queue_join(self, player_id: str, entry: bytes, status: bytes | None = None) -> bool:
+        """Put ``player_id`` in the queue with ``entry`` (forgetting their last status); False if they already wait, or
+        if their status is no longer ``status`` (``b""``: none), the one the caller judged they may queue on."""
+        return (await self._write("queue_join", player_id, entry, status)).applied  # type: ignore[attr-defined]
 
     async def queue_leave(self, player_id: str) -> bool:
         """Take ``player_id`` out of the queue; whether they were waiting (not yet claimed for a table)."""
@@ -91,8 +96,11 @@ class QueueOps:
         entry, status = await self._read(pipe.execute())  # type: ignore[attr-defined]
         return entry, status
 
-    async def _op_queue_join(self, player_id: str, entry: bytes) -> Projected:
+    async def _op_queue_join(self, player_id: str, entry: bytes, status: bytes | None = None) -> Projected:
+        """``status`` None: not checked (and so a journal record of before it was, replayed as it was then)."""
         if await self.r.hexists(self._queue_key("waiting"), player_id):
+            return Projected(False, 0)
+        if status is not None and (await self.r.hget(self._queue_key("status"), player_id) or b"") != bytes(status):
             return Projected(False, 0)
         await self.r.hset(self._queue_key("waiting"), player_id, entry)
         await self.r.hdel(self._queue_key("status"), player_id)
@@ -133,9 +141,11 @@ class RedisQueueOps(QueueOps):
             scripts[name] = self.r.register_script(source)
         return scripts[name]
 
-    async def _op_queue_join(self, player_id: str, entry: bytes) -> Projected:
+    async def _op_queue_join(self, player_id: str, entry: bytes, status: bytes | None = None) -> Projected:
         keys = [self._queue_key("waiting"), self._queue_key("status")]
-        return Projected(bool(await self._queue_script("join", JOIN_LUA)(keys=keys, args=[player_id, entry])), 0)
+        args = [player_id, entry] if status is None else [player_id, entry, status]
+        joined = await self._queue_script("join", JOIN_LUA)(keys=keys, args=args)
+        return Projected(bool(joined), 0)
 
     async def _op_queue_leave(self, player_id: str) -> Projected:
         return Projected(bool(await self.r.hdel(self._queue_key("waiting"), player_id)), 0)

@@ -227,7 +227,9 @@ async def _left_claimed(api, name: str, game_id: str | None, age_ms: int) -> str
         game_id = (await api.post("/games", json={"kind": "free-parking", "seats": 3})).json()["game_id"]
         assert (await api.post(f"/games/{game_id}/seats", json={}, headers=bearer(token))).status_code == 201
     store = api.app.ctx.store
-    entry = matchmaker.Entry(queue_id="q_lost", player_id=player_id, name="Lou", kind="free-parking", seats=2, since=1)
+    # queued now, not long ago: the running matcher would fill the table with bots before the claim below could take
+    entry = matchmaker.Entry(queue_id="q_lost", player_id=player_id, name="Lou", kind="free-parking", seats=2,
+                             since=matchmaker.now_ms())
     assert await store.queue_join(player_id, matchmaker.encode(entry))
     claim = matchmaker.Status(queue_id="q_lost", state="claimed", game_id=game_id,
                               at=matchmaker.now_ms() - age_ms)
@@ -248,3 +250,35 @@ async def test_a_table_its_worker_never_finished_is_settled_from_the_game_itself
     bea = await _left_claimed(api, "Bea", None, age_ms=matchmaker.SEATING_LOST_MS + 1)
     status = (await api.get("/queue", headers=bearer(bea))).json()
     assert (status["state"], status["seat"], status["token"]) == ("seated", 0, bea), status
+
+
+async def test_a_player_queueing_again_while_their_table_is_made_is_refused_and_seated_once(store_kind, tmp_path,
+                                                                                          monkeypatch):
+    """A client that sends ``POST /queue`` again while its table is being made (a retry, a second tab) must not
+    queue them again: the claimed table seats them anyway, and the next pass would seat them at a second one."""
+    async with served(make_settings(store_kind, tmp_path, queue_fill_ms=0, queue_interval_ms=3_600_000)) as api:
+        token = await _player(api, "Twice")
+        games, gate = api.app.ctx.games, asyncio.Event()
+        seat = games.seat
+
+        async def held(game_id, player, *args, **kwargs):
+            if not player.bot:
+                await gate.wait()  # the matcher's worker is between its claim and this seat
+            return await seat(game_id, player, *args, **kwargs)
+
+        monkeypatch.setattr(games, "seat", held)
+        assert (await api.post("/queue", json={"kind": "free-parking", "seats": 2}, headers=bearer(token))).status_code == 202
+        table = asyncio.ensure_future(api.app.ctx.matchmaker.pass_once())
+        await wait_for(lambda: _state(api, token, "seating"), 30, every=0.05)
+        assert_error(await api.post("/queue", json={"kind": "free-parking", "seats": 2}, headers=bearer(token)), 409,
+                     "already_queued")
+        gate.set()
+        assert await table == 1
+        assert await api.app.ctx.matchmaker.pass_once() == 0  # nobody waits: no second table
+        status = await _seated(api, token)
+        listed = (await api.get("/games", params={"limit": 50})).json()["games"]
+        assert [g["game_id"] for g in listed] == [status["game_id"]]
+
+
+async def _state(api, token: str, state: str) -> bool:
+    return (await api.get("/queue", headers=bearer(token))).json()["state"] == state

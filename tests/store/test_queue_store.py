@@ -35,10 +35,21 @@ async def test_a_claim_takes_every_player_or_none_and_two_claims_seat_a_player_o
     assert await store.queue_join("b", b"again") and await store.queue_of("b") == (b"again", None)  # a new queueing
 
 
+async def test_a_join_takes_only_on_the_status_its_caller_judged(store):
+    """``POST /queue`` judges the player's status (refused while a table is being made), then joins: a claim that
+    came in between (another request of theirs queued, and a matcher claimed it) refuses the join."""
+    assert await store.queue_join("p1", b"e-1", b"")
+    assert await store.queue_claim([("p1", b"e-1", b"claimed")])
+    assert not await store.queue_join("p1", b"e-2", b"")  # judged on no status: the claim came since
+    assert await store.queue_of("p1") == (None, b"claimed")
+    assert await store.queue_settle("p1", b"claimed", b"seated")
+    assert await store.queue_join("p1", b"e-3", b"seated") and await store.queue_of("p1") == (b"e-3", None)
+
+
 async def test_the_embedded_queue_survives_a_restart(tmp_path):
     store = await EmbeddedStore(tmp_path / "data").open()
     await store.queue_join("a", b"e-a")
-    await store.queue_join("b", b"e-b")
+    await store.queue_join("b", b"e-b", b"")  # a join of a status judged: journalled with it
     await store.queue_claim([("a", b"e-a", b"claimed")])
     await store.queue_settle("a", b"claimed", b"seated")
     assert not await store.queue_claim([("b", b"stale", b"x")])  # refused: not journalled, so the replay takes

@@ -61,8 +61,20 @@ def world_of(kind: str, s: Any, seat: int, rnd: random.Random) -> Any:
     return deal(s, seat, rnd) if deal is not None else s
 
 
+LIST_FIRST = frozenset({"free-parking"})
+"""The kinds whose world costs far more to deal than a seat's commands to list: the card game deals every card its seat
+has not seen afresh (two shuffles of up to 192 cards) where listing its commands is a few checks, and at most
+moments of a table all seats but one have nothing to do. There a seat with nothing to do is passed over before a world
+is dealt for it. A seat's commands are its own information (its view lists them): the list on the true table is the
+list on every world of its seat's (tests/attack/test_bot_sight_attacks.py), so no choice changes and no randomness is
+drawn otherwise, only the worlds nobody would use go undealt. Monopoly's world is two small decks, cheaper to deal than
+its commands (trades, forms) to list twice: its seats are asked on their world alone."""
+
+
 def decide(bot: Any, rules: Any, s: Any, seat: int, game_key: str) -> msgspec.Struct | None:
     """What ``bot`` at ``seat`` does now: asked on a world of its seat's own, with its own randomness."""
+    if rules.KIND in LIST_FIRST and not bot_legal(rules, s, seat):
+        return None
     rnd = seat_random(game_key, s.version, seat)
     world = world_of(rules.KIND, s, seat, random.Random(rnd.getrandbits(64)))
     if getattr(bot, "omniscient", False) or getattr(bot, "open_hands", False):

@@ -26,6 +26,7 @@ from service.events.base import BotParams, Player
 from service.events.common import TakeSeat
 from service.events.envelope import NULL, Envelope
 from service.rules.engine import Game, command_of, rules_for
+from service.rules.resign import bot_legal
 from tests.bots.test_peeking_bots import START_AT, STEP_MS, exported, run, seated_game
 
 
@@ -94,6 +95,8 @@ def test_tables_a_seat_sees_alike_give_it_the_same_world_and_choice(kind: str) -
                 a = sight.world_of(kind, s, seat, random.Random(k))
                 b = sight.world_of(kind, other, seat, random.Random(k))
                 assert a == b, (kind, s.version, seat)
+                # what the seat may do is its own information: the same on its world (sight.LIST_FIRST relies on it)
+                assert bot_legal(rules, a, seat) == bot_legal(rules, s, seat), (kind, s.version, seat)
                 for name in names:
                     params = BotParams(nodes=40) if name == "expert" else params_of(kind, name)
                     mine = sight.decide(bot(kind, name, params), rules, s, seat, game.game_id)

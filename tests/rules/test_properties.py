@@ -28,9 +28,20 @@ from tests.depth import count
 from tests.rules.invariants import CODEC, KIND, Checker, bots_for, play_checked
 
 GAMES = count("FREE_PARKING_PROPERTY_GAMES", 60, 2000)  # 60: the fewest at which every corner below must come up
+WIDE_GAMES = count("FREE_PARKING_WIDE_PROPERTY_GAMES", 15, 2000)
+"""Games at six seats and more: each costs several times a small table's (more seats, more rounds), and the corners
+are checked at two to five seats; the wide tables keep every invariant of every event of theirs, and reach every
+corner at release depth (``make soak``)."""
 REPLAY_EVERY = 10  # every tenth game is played a second time and must reproduce byte for byte
-TOURNAMENT_GAMES = max(1, GAMES // 8)  # tournaments run several rounds each
 SEATS = range(2, 9)
+
+
+def games_at(seats: int) -> int:
+    return GAMES if seats <= 5 else WIDE_GAMES
+
+
+def tournaments_at(seats: int) -> int:
+    return max(1, games_at(seats) // 8)  # tournaments run several rounds each
 
 # (bots, share of waits timed out): cycled over the games of each player count
 CONFIGS = [
@@ -94,7 +105,7 @@ def test_seeded_tournaments_keep_every_invariant(seats):
     """Tournament mode: every event keeps the invariants, every round ends at 150 with the right scores and
     totals, and the tournament ends with the one highest total of 300 or more."""
     rounds = 0
-    for g in range(TOURNAMENT_GAMES):
+    for g in range(tournaments_at(seats)):
         mix, timeouts = CONFIGS[g % len(CONFIGS)]
         bots = bots_for(mix, seats, random.Random(f"tournament:{seats}:{g}"))
         played = play_checked(seats, game_seed(seats, 10_000 + g), bots, g, timeouts=timeouts, game_id=f"t-{seats}-{g}", mode="tournament")
@@ -102,7 +113,7 @@ def test_seeded_tournaments_keep_every_invariant(seats):
         ended = [e for e in played.events if isinstance(e, ev.RoundEnded)]
         assert ended and ended[-1].totals[played.state.winner] == max(ended[-1].totals) >= 300
         rounds += len(ended)
-    assert rounds >= TOURNAMENT_GAMES  # every tournament had at least one round
+    assert rounds >= tournaments_at(seats)  # every tournament had at least one round
 
 
 @pytest.mark.parametrize("seats", SEATS)
@@ -111,7 +122,7 @@ def test_seeded_games_keep_every_invariant(seats, throughput):
     started, cpu_started = time.perf_counter(), time.process_time()
     seen: Counter[str] = Counter()
     events_total = 0
-    for g in range(GAMES):
+    for g in range(games_at(seats)):
         mix, timeouts = CONFIGS[g % len(CONFIGS)]
         rnd = random.Random(f"bots:{seats}:{g}")
         bots = bots_for(mix, seats, rnd)
@@ -151,12 +162,12 @@ def test_seeded_games_keep_every_invariant(seats, throughput):
             assert again.sim.game.head == played.sim.game.head
 
     stats = throughput[seats]
-    stats[0] += GAMES
+    stats[0] += games_at(seats)
     stats[1] += events_total
     stats[2] += time.perf_counter() - started
     stats[3] += time.process_time() - cpu_started
 
-    if GAMES >= 60:  # enough games that every corner must have come up
+    if games_at(seats) >= 60:  # enough games that every corner must have come up
         expected = {
             "GameWon",
             "SeedRevealed",
@@ -178,7 +189,7 @@ def test_seeded_games_keep_every_invariant(seats, throughput):
         if seats > 2:
             expected.add("choice:target")  # with two seats there is one opponent to name: chosen at once
         missing = sorted(expected - set(seen))
-        assert not missing, f"{seats} seats, {GAMES} games never reached {missing}"
+        assert not missing, f"{seats} seats, {games_at(seats)} games never reached {missing}"
 
 
 CLOCK = {"turn_seconds": 30, "forfeit_after": 2}

@@ -184,7 +184,7 @@ class Service:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, seconds: float = 60) -> Service:
+    def start(self, seconds: float = 120) -> Service:
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("FREE_PARKING_")}
         env.update(self.settings.to_env())
         self.port = free_port()

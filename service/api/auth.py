@@ -11,6 +11,7 @@ from typing import Literal
 import msgspec
 from sanic import Request
 
+from service.events.base import Account
 from service.store.store import Store
 
 from .errors import ApiError
@@ -21,6 +22,7 @@ class TokenRecord(msgspec.Struct, frozen=True, kw_only=True):
     player_id: str
     name: str
     game_id: str | None = None
+    account: Account = "person"  # a registered player's (a token written before bot accounts: a person's)
 
 
 class Caller(msgspec.Struct, frozen=True, kw_only=True):
@@ -30,10 +32,16 @@ class Caller(msgspec.Struct, frozen=True, kw_only=True):
     player_id: str | None = None
     name: str | None = None
     guest_of: str | None = None
+    account: Account = "person"
 
     @property
     def anonymous(self) -> bool:
         return not self.admin and self.player_id is None
+
+    @property
+    def bot_account(self) -> bool:
+        """A registered bot account: limited by the bots' own budget (docs/limits.md), seated as a bot."""
+        return self.account == "bot" and self.player_id is not None and self.guest_of is None
 
 
 _decode = msgspec.json.Decoder(TokenRecord)
@@ -77,7 +85,8 @@ async def caller(request: Request, store: Store, admin_token: str | None) -> Cal
     if raw is None:
         raise ApiError(401, "unauthorized", "This token is not known")
     rec = _decode.decode(raw)
-    who = Caller(player_id=rec.player_id, name=rec.name, guest_of=rec.game_id if rec.kind == "guest" else None)
+    who = Caller(player_id=rec.player_id, name=rec.name, guest_of=rec.game_id if rec.kind == "guest" else None,
+                 account=rec.account)
     if len(callers) >= 50_000:
         callers.pop(next(iter(callers)))
     callers[token] = who  # a token's record never changes once written (see Store.token)

@@ -8,6 +8,11 @@ which is exported, holds none of it), and each server bot move in that game, whi
 from that bucket before it is appended. An empty bucket is a wait, never a refusal: the runner looks again when a
 token is back. A table with a person is paced by that person, whose commands are charged; the server's timeouts and
 closes are no bot's moves; admin-made games, and games made before this, name no bucket and are not charged.
+
+A bot account is no person (docs/bots.md): the server's bots do not wait a person's pace for it, so at its tables they
+are charged as at a table of bots alone. A game a bot account creates names its address's bot accounts' bucket
+(``bot_commands:addr:<hash>``, kept by that limit), and so does a queue's table of bot accounts only (``Entry``): the
+server's bots there play at the bot accounts' budget, not at a person's.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from sanic import Request
 from service.store.store import Store
 
 from .auth import Caller
-from .limits import ADDRESS_COMMANDS, Limiter, address_commands_bucket
+from .limits import ADDRESS_COMMANDS, BOT_ADDRESS_COMMANDS, Limiter, address_commands_bucket
 
 BUCKET_META = "bots_bucket"
 """The field of a game's store metadata naming the bucket its bots are charged to."""
@@ -28,11 +33,12 @@ KNOWN = 10_000
 
 
 def bots_meta(limiter: Limiter, request: Request, who: Caller) -> dict[str, str]:
-    """The metadata a new game records for its bots' charge: the creating address's bucket, when commands are limited
-    per address and the creator is not the admin; else nothing."""
-    if who.admin or ADDRESS_COMMANDS not in limiter.limits:
+    """The metadata a new game records for its bots' charge: the creating address's bucket (its bot accounts' for a
+    bot account), when commands are limited per address and the creator is not the admin; else nothing."""
+    limit = BOT_ADDRESS_COMMANDS if who.bot_account else ADDRESS_COMMANDS
+    if who.admin or limit not in limiter.limits:
         return {}
-    return {BUCKET_META: address_commands_bucket(request)}
+    return {BUCKET_META: address_commands_bucket(request, bot=who.bot_account)}
 
 
 class BotBudget:
@@ -54,8 +60,8 @@ class BotBudget:
 
     async def take(self, game_id: str) -> tuple[str | None, int]:
         """The bucket charged (``None``: none is) and the wait in ms when it had no token (0: taken)."""
-        limit = self.limiter.limits.get(ADDRESS_COMMANDS)
-        bucket = await self.bucket_of(game_id) if limit is not None else None
+        bucket = await self.bucket_of(game_id) if self.limiter.limits else None
+        limit = self.limiter.of_bucket(bucket) if bucket is not None else None
         if bucket is None or limit is None:
             return None, 0
         wait = await self.store.rate_take(bucket, self.limiter.clock(), limit.interval_ms, limit.burst)
@@ -63,6 +69,6 @@ class BotBudget:
 
     async def give_back(self, bucket: str) -> None:
         """A token taken for a move that was not appended (another worker's came first) goes back."""
-        limit = self.limiter.limits.get(ADDRESS_COMMANDS)
+        limit = self.limiter.of_bucket(bucket)
         if limit is not None:
             await self.store.rate_give_back(bucket, self.limiter.clock(), limit.interval_ms)

@@ -35,8 +35,9 @@ trade offer and declaring bankruptcy, which no one else's move offers)."""
 
 
 def people(s: Any) -> list[int]:
-    """The seats where a person sits (not a server bot)."""
-    return [i for i, st in enumerate(s.seats) if st.player is not None and not st.player.bot]
+    """The seats where a person sits: not a server bot, nor a bot account (a program needs no time to read the table,
+    and takes a chance at once or not at all)."""
+    return [i for i, st in enumerate(s.seats) if st.player is not None and st.player.person]
 
 
 def holds_back(game: Any, before: Any | None) -> bool:

@@ -5,6 +5,10 @@ charged to its client address's bucket and to its player's (a registered player'
 guest's too for commands, every seat being a new player), so neither many players on one address nor one player on
 many addresses gets past it. The buckets live in the store, so the limit holds across workers; a request is charged
 to all its buckets in one step, or to none, and a refused one writes nothing else. The admin is never limited.
+
+A bot account has limits of its own (``bot_`` before the action: ``bot_games``, ``bot_seats``, ``bot_commands``), in
+buckets of their own, so that a program playing many games at once neither runs into a person's limits nor uses up
+the budget of the people behind its address; registering is limited alike for both.
 """
 
 from __future__ import annotations
@@ -24,8 +28,13 @@ from .games import now_ms
 from .settings import Settings
 
 WHAT = {"games": "new games", "players": "new players", "seats": "seats taken", "commands": "commands"}
+BOT = "bot_"
+"""Before an action's name, a bot account's limit of it (and its buckets' names): ``bot_commands``."""
+WHAT |= {BOT + action: words for action, words in WHAT.items() if action != "players"}
 ADDRESS_COMMANDS = "commands:addr"
 """The key in ``limits_of`` of the commands limit per address (the action is ``commands``, by ``address``)."""
+BOT_ADDRESS_COMMANDS = BOT + ADDRESS_COMMANDS
+"""…and of the bot accounts' commands per address (with the server bots' moves at their tables of no person)."""
 
 
 class Limit(msgspec.Struct, frozen=True):
@@ -48,6 +57,10 @@ def limits_of(settings: Settings) -> dict[str, Limit]:
         "seats": Limit(settings.seats_burst, settings.seats_per_minute),
         "commands": Limit(settings.commands_burst, settings.commands_per_minute),
         ADDRESS_COMMANDS: Limit(settings.address_commands_burst, settings.address_commands_per_minute),
+        "bot_games": Limit(settings.bot_games_burst, settings.bot_games_per_minute),
+        "bot_seats": Limit(settings.bot_seats_burst, settings.bot_seats_per_minute),
+        "bot_commands": Limit(settings.bot_commands_burst, settings.bot_commands_per_minute),
+        BOT_ADDRESS_COMMANDS: Limit(settings.bot_address_commands_burst, settings.bot_address_commands_per_minute),
     }
     return {action: limit for action, limit in wanted.items() if limit.per_minute > 0}
 
@@ -75,6 +88,8 @@ def rate_limited(action: str, by: str, limit: Limit, wait_ms: int) -> ApiError:
     """429, with the wait in whole seconds (at least one) in ``Retry-After`` and ``detail.retry_after``."""
     seconds = max(1, -(-wait_ms // 1000))
     source = "from this address" if by == "address" else "by this player"
+    if action.startswith(BOT):
+        source = "of bot accounts " + source if by == "address" else "by this bot account"
     message = (
         f"Too many {WHAT[action]} {source}: try again in {seconds} s "
         f"(up to {limit.burst} at once, then {limit.per_minute} a minute)"
@@ -93,7 +108,9 @@ class Limiter:
 
     async def charge(self, action: str, request: Request, who: Caller | None = None) -> None:
         """Take a token for ``action`` (``games``, ``players``, ``seats``) from each of the caller's buckets, or raise
-        429 having kept none."""
+        429 having kept none. A bot account's games and seats are its own limits' (``bot_games``, ``bot_seats``)."""
+        if who is not None and who.bot_account and action != "players":
+            action = BOT + action
         limit = self.limits.get(action)
         if limit is None or (who is not None and who.admin):
             return
@@ -102,15 +119,22 @@ class Limiter:
     async def charge_command(self, request: Request, who: Caller) -> None:
         """Take a token for a command from its player's bucket (a guest's too: a command is an event kept for good,
         and a solitaire has no end of them) and from its address's, which bounds the many players an address can
-        have — a new guest with every seat — or raise 429 having kept none: one store call, the command's hot path."""
+        have — a new guest with every seat — or raise 429 having kept none: one store call, the command's hot path.
+        A bot account's commands take theirs from the bot accounts' buckets (``bot_commands``)."""
         if who.admin or who.player_id is None:
             return
+        action = BOT + "commands" if who.bot_account else "commands"
         takes = []
-        if (limit := self.limits.get("commands")) is not None:
-            takes.append((f"commands:player:{who.player_id}", "commands", "player", limit))
-        if (limit := self.limits.get(ADDRESS_COMMANDS)) is not None:
-            takes.append((address_commands_bucket(request), "commands", "address", limit))
+        if (limit := self.limits.get(action)) is not None:
+            takes.append((f"{action}:player:{who.player_id}", action, "player", limit))
+        if (limit := self.limits.get(f"{action}:addr")) is not None:
+            takes.append((address_commands_bucket(request, bot=who.bot_account), action, "address", limit))
         await self._take(takes)
+
+    def of_bucket(self, bucket: str) -> Limit | None:
+        """The limit a bucket is kept by, read off its name (``<action>:addr:…`` or ``<action>:player:…``)."""
+        action, by, _ = bucket.split(":", 2)
+        return self.limits.get(f"{action}:addr" if by == "addr" else action)
 
     async def _take(self, takes: list[tuple[str, str, str, Limit]]) -> None:
         if not takes:
@@ -122,9 +146,10 @@ class Limiter:
             raise rate_limited(action, by, limit, wait)
 
 
-def address_commands_bucket(request: Request) -> str:
-    """The bucket of the commands from the request's address (the bots of a game it creates are charged to it too)."""
-    return f"commands:addr:{_address_key(request)}"
+def address_commands_bucket(request: Request, *, bot: bool = False) -> str:
+    """The bucket of the commands from the request's address (the bots of a game it creates are charged to it too);
+    ``bot``: its bot accounts' bucket."""
+    return f"{BOT if bot else ''}commands:addr:{_address_key(request)}"
 
 
 def _address_key(request: Request) -> str:

@@ -23,7 +23,7 @@ class _Created(msgspec.Struct):
 
 
 class _Seated(msgspec.Struct):
-    """What the listing reads of a ``seat_taken``: the player's public name and bot kind, nothing else of them."""
+    """What the listing reads of a ``seat_taken``: the player's public name, bot kind and account, nothing else."""
 
     player: s.SeatedPlayer
 
@@ -51,7 +51,9 @@ async def summaries(store: Store, listed: list[tuple[str, dict[str, str]]]) -> l
 
 
 def _players(envs: list[Any]) -> list[s.SeatedPlayer]:
-    return [msgspec.json.decode(env.public, type=_Seated).player for env in envs if env.type == "seat_taken"]
+    """Each seat taken; a server bot's seat records its kind, not an account, and is shown as a bot all the same."""
+    seated = [msgspec.json.decode(env.public, type=_Seated).player for env in envs if env.type == "seat_taken"]
+    return [msgspec.structs.replace(p, account="bot") if p.bot else p for p in seated]
 
 
 def _config(meta: dict[str, str]) -> Any:

@@ -18,13 +18,14 @@ import msgspec
 
 from service.bots import STRENGTH, params_of
 from service.bots.sight import SIGHTED
-from service.events.base import Player
+from service.events.base import Account, Player, recorded
 from service.projections.ratings import read_kind
 from service.rules.matching import Table, Waiting, closest_bot, match
 from service.rules.ratings import MODEL, shown
 from service.store.outage import Outage
 
 from .auth import new_id
+from .bot_budget import BUCKET_META
 from .games import Games, now_ms
 from .kinds import KINDS
 from .player_events import tell_queue
@@ -45,6 +46,10 @@ class Entry(msgspec.Struct, kw_only=True):
     client_seed: str | None = None
     public_key: str | None = None
     since: int
+    account: Account = "person"
+    bots_bucket: str | None = None
+    """A bot account's: the bucket its address's bot accounts are charged to (``bot_budget.bots_meta``), which a table
+    of bot accounts only charges its server bots' moves to; ``None`` for a person, or with the limits off."""
 
     @property
     def group(self) -> str:
@@ -128,10 +133,11 @@ class Matchmaker:
         if not await self.games.store.queue_claim([(e.player_id, raw, claimed[e.player_id]) for e, raw in chosen]):
             return 0
         try:
-            await self.games.create(first.kind, first.seats, first.options, None, game_id=game_id)
+            meta = _bots_meta(chosen)  # a table of bot accounts only: its server bots are charged (bot_budget.py)
+            await self.games.create(first.kind, first.seats, first.options, None, game_id=game_id, meta=meta)
             seats = {}
             for e, _ in chosen:
-                player = Player(name=e.name, player_id=e.player_id, public_key=e.public_key)
+                player = Player(name=e.name, player_id=e.player_id, public_key=e.public_key, account=recorded(e.account))
                 _, seats[e.player_id] = await self.games.seat(game_id, player, client_seed=e.client_seed)
             await self._bots(game_id, first.kind, table.bots, [ratings[first.kind].get(e.player_id, DEFAULT_RATING)
                                                                 for e, _ in chosen], ratings[first.kind])
@@ -160,3 +166,12 @@ class Matchmaker:
             player = Player(name=f"{bot} bot", player_id=new_id("b"), bot=bot, bot_version=SIGHTED,
                             bot_params=params_of(kind, bot))
             await self.games.seat(game_id, player)
+
+
+def _bots_meta(chosen: list[tuple[Entry, bytes]]) -> dict[str, str]:
+    """A table of bot accounts only charges its server bots' moves to the first one's address (``bot_budget.py``); a
+    table with a person is paced by that person, and charges nothing."""
+    if any(e.account == "person" for e, _ in chosen):
+        return {}
+    bucket = next((e.bots_bucket for e, _ in chosen if e.bots_bucket), None)
+    return {BUCKET_META: bucket} if bucket else {}

@@ -24,18 +24,20 @@ bp = Blueprint("players")
 @bp.post("/players")
 @doc("post", "/players", "Register a player", body=s.RegisterPlayer, answers={201: s.PlayerCreated}, errors=(400, 413, 429, 503), auth="none")
 async def register(request: Request) -> HTTPResponse:
-    """Limited per client address (docs/limits.md): it takes no token, registering is what gives one."""
+    """Limited per client address (docs/limits.md): it takes no token, registering is what gives one. ``account``
+    ``bot`` registers a bot account; the record and the token both keep it, for good."""
     body = _decode(request, s.RegisterPlayer)
     admin = is_admin(request, request.app.ctx.settings.admin_token)
     public_key = sound_key(body.public_key)  # a refused key takes no token: only what would be created is counted
     await request.app.ctx.limiter.charge("players", request, Caller(admin=admin))
     player_id = new_id("p")
-    record = {"name": body.name, "created_at": str(now_ms())}
+    record = {"name": body.name, "created_at": str(now_ms()), "account": body.account}
     if public_key is not None:
         record["public_key"] = public_key
     await request.app.ctx.store.put_player(player_id, record)
-    token = await issue(request.app.ctx.store, TokenRecord(kind="player", player_id=player_id, name=body.name))
-    return _answer(s.PlayerCreated(player_id, body.name, token), 201)
+    token = await issue(request.app.ctx.store, TokenRecord(kind="player", player_id=player_id, name=body.name,
+                                                           account=body.account))
+    return _answer(s.PlayerCreated(player_id, body.name, token, body.account), 201)
 
 
 @bp.get("/players/<player_id:str>")
@@ -49,7 +51,8 @@ async def player(request: Request, player_id: str) -> HTTPResponse:
     results, _ = await read_results(store, player_id)
     ratings = {kind: s.KindRating(rating=r.shown, mu=r.mu, sigma=r.sigma, games=r.games)
                for kind, r in (await read_player_ratings(store, player_id)).items()}
-    return _answer(s.PlayerAnswer(player_id, info["name"], results, ratings))
+    account = "bot" if info.get("account") == "bot" else "person"  # a record from before bot accounts: a person
+    return _answer(s.PlayerAnswer(player_id, info["name"], results, ratings, account))
 
 
 @bp.get("/players/<player_id:str>/stats")

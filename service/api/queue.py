@@ -11,6 +11,7 @@ from sanic import Blueprint, HTTPResponse, Request
 from service.rules.matching import gap
 
 from .auth import Caller, new_id, require
+from .bot_budget import BUCKET_META, bots_meta
 from .errors import ApiError
 from .games import now_ms
 from .kinds import KINDS, config_for, default_seats
@@ -100,7 +101,8 @@ async def join_queue(request: Request) -> HTTPResponse:
     public_key = sound_key(body.public_key) or await registered_key(store, who)
     await request.app.ctx.limiter.charge("seats", request, who)  # a queueing is a seat to come: limited as one
     entry = Entry(queue_id=new_id("q"), player_id=who.player_id or "", name=who.name or "", kind=body.kind, seats=seats,
-                  options=body.options, client_seed=body.client_seed, public_key=public_key, since=now_ms())
+                  options=body.options, client_seed=body.client_seed, public_key=public_key, since=now_ms(),
+                  account=who.account, bots_bucket=bots_meta(request.app.ctx.limiter, request, who).get(BUCKET_META))
     if not await store.queue_join(entry.player_id, encode(entry)):
         raise ApiError(409, "already_queued", "You are in the queue already: leave it (DELETE /queue) to queue again")
     await tell_queue(store, entry.player_id, "waiting", kind=entry.kind, since=entry.since)

@@ -11,7 +11,7 @@ from sanic.response import ResponseStream
 
 from service.bots import params_of
 from service.bots.sight import SIGHTED
-from service.events.base import Player
+from service.events.base import Player, recorded
 from service.events.envelope import Envelope, canonical, redacted, seed_commitment
 from service.events.export import ExportHeader, dump
 from service.events.keylist import Listing
@@ -209,7 +209,7 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
         player = Player(name=f"{body.bot} bot", player_id=new_id("b"), bot=body.bot, bot_version=SIGHTED,
                         bot_params=params_of(game.rules.KIND, body.bot))  # named at its table (Games.seat)
     elif registered:
-        player = Player(name=who.name or "", player_id=who.player_id, public_key=public_key)
+        player = Player(name=who.name or "", player_id=who.player_id, public_key=public_key, account=recorded(who.account))
         Games.check_seat(await _games(request).fresh(game_id), player, reserved)  # a refused join takes no seat token
         await request.app.ctx.limiter.charge("seats", request, who)
         token = request.headers["authorization"].partition(" ")[2].strip()

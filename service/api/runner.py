@@ -1,7 +1,8 @@
 """The server's own moves: overdue deadlines and server-seated bots.
 
-A bot's move in a game of bots alone is charged to the command budget of the address that created the game
-(``bot_budget.py``); with none left, the game waits for it, its next look recorded like any due time.
+A bot's move in a game where no person sits (bots alone, or with bot accounts only) is charged to the command budget
+of the address that created the game (``bot_budget.py``); with none left, the game waits for it, its next look
+recorded like any due time.
 
 Each append records when the game next needs the server (its partition's ``due`` set). The worker that
 appended also keeps that time in a local schedule, so a bot answers or a deadline fires on time without

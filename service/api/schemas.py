@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal, Union
 
 import msgspec
 
-from service.events.base import CommandId, CommandSig
+from service.events.base import Account, CommandId, CommandSig
 from service.events.common import Seeding
 from service.events.envelope import Envelope
 from service.events.receipt import Receipt
@@ -61,15 +61,24 @@ class Request(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """Bodies the service accepts: unknown fields are refused, not ignored."""
 
 
+AccountField = Annotated[Account, msgspec.Meta(
+    description="`person` (the default) or `bot`: a bot account, a program playing through the API. It is shown as a "
+                "bot at every table and in the ratings, the server's bots do not wait a person's pace for it, and it "
+                "has rate limits of its own (docs/bots.md, docs/limits.md). Not `bot` of a seat, which seats a server "
+                "bot. Fixed at registration.")]
+
+
 class RegisterPlayer(Request):
     name: Name
     public_key: PublicKeyHex | None = None  # the key every seat this player takes is keyed with, unless a join brings one
+    account: AccountField = "person"
 
 
 class PlayerCreated(msgspec.Struct):
     player_id: str
     name: str
     token: str
+    account: Account = "person"
 
 
 def _options_schema() -> dict[str, Any]:
@@ -125,10 +134,12 @@ class GameCreatedAnswer(msgspec.Struct):
 
 
 class SeatedPlayer(msgspec.Struct, omit_defaults=True):
-    """Who sat down at a table, as anyone watching it sees them (``GET /games/{id}``): a name, and a bot's kind."""
+    """Who sat down at a table, as anyone watching it sees them (``GET /games/{id}``): a name, a server bot's kind, and
+    ``account`` ``bot`` for any bot (a server bot, or a bot account: ``bot`` absent); absent for a person."""
 
     name: str
     bot: str | None = None
+    account: Literal["bot"] | None = None
 
 
 class GameSummary(msgspec.Struct):
@@ -273,6 +284,7 @@ class PlayerAnswer(msgspec.Struct):
     name: str
     results: PlayerResults | None
     ratings: dict[str, KindRating] = {}  # per kind the player has a rating in (a read model: rated games only)
+    account: Account = "person"  # what the player registered as: ``bot`` for a bot account
 
 
 class GameRatingsAnswer(msgspec.Struct, kw_only=True):

@@ -52,6 +52,16 @@ class Settings(msgspec.Struct, kw_only=True):
     commands_per_minute: int = 600  # …and then a minute (0: not limited per player)
     address_commands_burst: int = 120  # commands all the players on one client address may send at once…
     address_commands_per_minute: int = 600  # …and then a minute (0: not limited per address)
+    # a bot account's own limits (docs/limits.md, "Bot accounts"), per account and per address: sized for a program
+    # playing ten games at once against the server's bots, which wait no person's pace for it
+    bot_games_burst: int = 40
+    bot_games_per_minute: int = 120
+    bot_seats_burst: int = 40
+    bot_seats_per_minute: int = 120
+    bot_commands_burst: int = 600  # one bot account's commands
+    bot_commands_per_minute: int = 6000
+    bot_address_commands_burst: int = 1200  # the bot accounts of an address together, and the server's bots at their
+    bot_address_commands_per_minute: int = 12000  # tables where no person sits (api/bot_budget.py)
     queue_fill_ms: int = 20_000  # a player waiting this long in the play-now queue is seated with bots (docs/queue.md)
     queue_interval_ms: int = 500  # how often each worker's matcher looks at the queue (docs/queue.md)
     idle_close_ms: int = 24 * 3600 * 1000  # a game nobody joined or moved on for this long is closed (0: never)

@@ -118,7 +118,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     limits.add_argument("--no-rate-limits", dest="rate_limits", action="store_false", default=env.rate_limits,
                         help="no limit at all (FREE_PARKING_RATE_LIMITS=false)")
     for what, words in (("games", "new games"), ("players", "new players"), ("seats", "seats taken (not a bot's)"),
-                        ("commands", "commands of a player"), ("address_commands", "commands of all the players on an address")):
+                        ("commands", "commands of a player"), ("address_commands", "commands of all the players on an address"),
+                        ("bot_games", "a bot account's new games"), ("bot_seats", "a bot account's seats"),
+                        ("bot_commands", "commands of a bot account"),
+                        ("bot_address_commands", "commands of the bot accounts on an address, with the server bots' at their tables")):
         burst, rate = getattr(env, f"{what}_burst"), getattr(env, f"{what}_per_minute")
         flag = what.replace("_", "-")
         limits.add_argument(f"--{flag}-burst", type=int, default=burst, help=f"{words} at once (default {burst})")
@@ -129,7 +132,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 LIMIT_FIELDS = ("idle_close_ms", "rate_limits", "games_burst", "games_per_minute", "players_burst", "players_per_minute",
                 "seats_burst", "seats_per_minute", "commands_burst", "commands_per_minute", "address_commands_burst",
-                "address_commands_per_minute", "proxies_count")
+                "address_commands_per_minute", "bot_games_burst", "bot_games_per_minute", "bot_seats_burst",
+                "bot_seats_per_minute", "bot_commands_burst", "bot_commands_per_minute", "bot_address_commands_burst",
+                "bot_address_commands_per_minute", "proxies_count")
 
 
 SECRETS = ("admin_token", "signing_key")

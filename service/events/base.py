@@ -7,7 +7,7 @@ describes one happening and the envelope splits it into ``public`` and ``secret`
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -55,6 +55,18 @@ class BotParams(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True, f
     jail: str | None = None
 
 
+Account = Literal["person", "bot"]
+"""What a registered player registered as (``POST /players``): a person, or a bot account — a program playing
+through the API, shown as a bot, for which the server's bots do not wait a person's pace (docs/bots.md)."""
+
+
+def recorded(account: Account) -> Literal["bot"] | None:
+    """How a seat records its player's account: ``bot``, or nothing at all for a person. ``None``, not ``"person"``:
+    msgspec omits a default only when the value *is* the default object, and an equal string from elsewhere would
+    write ``"account": "person"`` into a person's seat, which must encode as it did before bot accounts."""
+    return "bot" if account == "bot" else None
+
+
 class Player(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True):
     """Who sits in a seat: a registered player, a guest (a name for one game), or a server bot.
 
@@ -72,7 +84,20 @@ class Player(msgspec.Struct, frozen=True, omit_defaults=True, kw_only=True):
     """How a server bot is asked (``service/bots/sight.py``): from version 1 on a world of its seat's own, with its
     own randomness, so that ``replays verify`` re-derives its every move; a bot without one predates that."""
     bot_params: BotParams | None = None
+    account: Literal["bot"] | None = None
+    """``bot`` for a bot account's seat (``recorded``), nothing else: a person's seat, and every log from before bot
+    accounts, reads as before. A guest is a person; a server bot has ``bot`` instead."""
 
     @property
     def registered(self) -> bool:
         return self.player_id is not None and self.bot is None and not self.guest
+
+    @property
+    def person(self) -> bool:
+        """A person sits here: neither a server bot nor a bot account (the server's bots hold back for people only)."""
+        return self.bot is None and self.account is None
+
+    @property
+    def shown_account(self) -> Account:
+        """What every table and the ratings show the seat as: ``bot`` for a server bot or a bot account."""
+        return "person" if self.person else "bot"

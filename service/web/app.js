@@ -4,7 +4,7 @@
 import * as api from "./api.js";
 import { verifyExport } from "./evidence.js";
 import { evidencePanel } from "./keeping.js";
-import { h, focusKeys, restoreFocus, clockText, count } from "./tables/common.js";
+import { h, botTag, focusKeys, restoreFocus, clockText, count } from "./tables/common.js";
 import { TABLES, tableFor } from "./tables/index.js";
 import { tick } from "./tables/clock.js";
 import { statsList } from "./tables/solitaire.js";
@@ -189,7 +189,7 @@ function lobby() {
   };
   // who sat down (GET /games `players`), with the game's id under it for whoever is told one
   const seated = (g) => (!g.players ? "" : g.players.length
-    ? g.players.map((p) => (p.bot ? `${p.name} (bot)` : p.name)).join(", ") : "Nobody yet");
+    ? g.players.map((p) => (p.bot || p.account === "bot" ? `${p.name} (bot)` : p.name)).join(", ") : "Nobody yet");
   const row = (g, status) => h("tr", { dataset: { game: g.game_id } },
     h("td.id", {}, h("a", { href: `#/games/${g.game_id}${status === "waiting" ? "" : "/watch"}` },
       status !== "finished" && seated(g) ? h("span.at-table", {}, seated(g)) : g.game_id),
@@ -305,7 +305,7 @@ function gamePage(gameId, watch) {
         h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), scoreName ? h("th", {}, scoreName) : null,
           h("th", {}, "rating"))),
         h("tbody", {}, ranked.map((p, i) => h("tr", { class: p.seat === view.winner ? "winner" : "", dataset: { seat: p.seat } },
-          h("td", {}, i + 1), h("td", {}, name(p), p.bot ? h("span.tag", {}, `bot: ${p.bot}`) : null, p.seat === view.seat ? h("span.tag", {}, "you") : null),
+          h("td", {}, i + 1), h("td", {}, name(p), botTag(p), p.seat === view.seat ? h("span.tag", {}, "you") : null),
           scoreName ? h("td", {}, score(p) ?? "") : null, h("td.rating", { dataset: { seat: p.seat } }))))) : null,
       h("p.buttons", {},
         view.kind !== "solitaire" ? h("button#play-again", { type: "button", onclick: () =>

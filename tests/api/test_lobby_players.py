@@ -1,5 +1,5 @@
-"""Who is at each table, in the lobby's list (``GET /games`` ``players``, docs/lobby.md): the names and bot kinds of
-the seats taken, in the order they were taken, and nothing a spectator of the table would not see."""
+"""Who is at each table, in the lobby's list (``GET /games`` ``players``, docs/lobby.md): the names, bot kinds and
+bot accounts of the seats taken, in the order they were taken, and nothing a spectator of the table would not see."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ async def test_the_list_names_who_sat_down_and_nothing_private(api):
     assert r.status_code == 201, r.text
     assert (await api.post(f"/games/{game_id}/seats", json={"bot": "greedy"})).status_code == 201
     waiting = await listed(api, game_id, "waiting")
-    assert waiting["taken"] == 2 and waiting["players"] == [{"name": "Ann"}, {"name": waiting["players"][1]["name"], "bot": "greedy"}]
+    assert waiting["taken"] == 2 and waiting["players"] == [
+        {"name": "Ann"}, {"name": waiting["players"][1]["name"], "bot": "greedy", "account": "bot"}]
     assert (await api.post(f"/games/{game_id}/seats", json={"name": "Bob"})).status_code == 201
     playing = await listed(api, game_id, "playing")
     assert [p["name"] for p in playing["players"]] == ["Ann", waiting["players"][1]["name"], "Bob"]

@@ -83,6 +83,17 @@ async def test_a_stale_version_is_handed_back_as_409_not_retried(live):
         assert fp.view(game_id).version == moved.version  # not resent at a newer version behind the caller's back
 
 
+async def test_queueing_twice_is_the_services_409_raised_as_an_api_error(live):
+    """Under the default fill wait (20 s: no table is made between the two calls), a second queueing is refused."""
+    async with AsyncClient(url_of(live)) as fp:
+        await fp.register("Dot")
+        assert (await fp.join_queue("monopoly", seats=4)).queue_id
+        with pytest.raises(ApiError) as twice:
+            await fp.join_queue("monopoly", seats=4)
+        assert (twice.value.status, twice.value.code) == (409, "already_queued")
+        assert await fp.leave_queue()
+
+
 @pytest.mark.live_settings(queue_fill_ms=200, queue_interval_ms=50)
 async def test_an_unkeyed_player_queues_is_seated_by_its_stream_and_reads_ratings(live, tmp_path):
     """The async client: the queue tells the player's stream it is waiting, then seated (bots fill the table after
@@ -90,9 +101,6 @@ async def test_an_unkeyed_player_queues_is_seated_by_its_stream_and_reads_rating
     async with AsyncClient(url_of(live)) as fp:
         await fp.register("Dee")
         assert (await fp.join_queue("free-parking", seats=2)).queue_id
-        with pytest.raises(ApiError) as twice:
-            await fp.join_queue("free-parking", seats=2)
-        assert twice.value.code == "already_queued"
         told, game_id = [], None
         async for event in fp.player_events():
             told.append(event)

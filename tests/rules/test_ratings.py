@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import random
 
+import msgspec
 import pytest
 from openskill.models import PlackettLuce
 
-from service.events.common import Resign
+from service.events.base import Player
+from service.events.common import Create, Resign, TakeSeat
+from service.rules.engine import Game, rules_for
 from service.rules.ratings import Place, RatedGame, Ratings, fold, rated_game
-from service.sim.games import new_game, play
+from service.sim.games import Simulation, new_game, play
 
 
 def _played(kind: str, seats: int, i: int, bots: str = "greedy", seeding: str = "combined", **options):
@@ -146,3 +149,30 @@ def test_a_monopoly_seat_that_resigned_finishes_after_every_seat_bankrupt_in_pla
     game = rated_game(sim.envelopes)
     assert game is not None
     assert game.places[quitter].rank > game.places[bankrupt].rank
+
+
+def test_each_row_says_whether_its_player_is_a_bot():
+    """A bot kind's row is a bot's (also from a place stored before bot accounts, which kept no account); a registered
+    player's row says what they registered as, at their last rated game; the seats' places keep a bot account only."""
+    robo = Place(seat=1, rank=1, rated_id="p_robo", name="Robo", account="bot")
+    game = RatedGame(game_id="a", kind="free-parking", finished_at=1, version=9, places=(
+        Place(seat=0, rank=2, rated_id="ann", name="Ann"), robo, Place(seat=2, rank=3, rated_id="bot:greedy", name="greedy bot")))
+    rows = {r.player_id: r.account for r in fold([game]).ranked("free-parking")}
+    assert rows == {"ann": "person", "p_robo": "bot", "bot:greedy": "bot"}
+    assert msgspec.json.encode(game.places[0]) == b'{"seat":0,"rank":2,"rated_id":"ann","name":"Ann"}'
+    assert msgspec.json.decode(msgspec.json.encode(robo), type=Place) == robo
+
+
+
+def test_a_bot_accounts_seat_is_rated_by_its_player_id_and_kept_as_a_bot():
+    rules = rules_for("free-parking")
+    sim = Simulation(Game.new("free-parking", "g_robo", rules.CONFIG(seats=2), bytes([7]) * 32))
+    sim.send(Create(seeding="combined"), None)
+    for player in (Player(name="Robo", player_id="p_robo", account="bot"), Player(name="Greedy", player_id="b_1", bot="greedy")):
+        sim.send(TakeSeat(player=player), None)
+    for _ in play(sim, ["greedy", "greedy"], random.Random(7)):  # the account's seat played by a greedy bot
+        pass
+    places = rated_game(sim.envelopes).places
+    assert [(p.rated_id, p.account) for p in places] == [("p_robo", "bot"), ("bot:greedy", None)]
+    assert {r.player_id: r.account for r in fold([rated_game(sim.envelopes)]).ranked("free-parking")} == {
+        "p_robo": "bot", "bot:greedy": "bot"}

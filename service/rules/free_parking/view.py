@@ -11,7 +11,7 @@ from typing import Literal
 import msgspec
 
 from service.events.receipt import Receipt
-from service.events.base import Command
+from service.events.base import Account, Command
 from service.events.common import Seeding
 from service.events.free_parking import FreeParkingClientCommand
 
@@ -31,6 +31,9 @@ class PlayerView(msgspec.Struct, kw_only=True):
     name: str | None
     player_id: str | None = None
     bot: str | None = None
+    account: Account | None = None
+    """``bot`` for a bot (a server bot, ``bot`` naming its kind, or a bot account), ``person`` for a person; ``null``
+    for an empty seat."""
     public_key: str | None = None
     """The player's own key: the seat is keyed, and its every command signed by it (docs/signed-commands.md)."""
     meter: int
@@ -137,6 +140,7 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> FreeParkingView
             name=st.player.name if st.player else None,
             player_id=st.player.player_id if st.player else None,
             bot=st.player.bot if st.player else None,
+            account=st.player.shown_account if st.player else None,
             public_key=st.player.public_key if st.player else None,
             meter=st.meter,
             points=st.score,

@@ -7,6 +7,7 @@ from typing import Literal
 
 import msgspec
 
+from service.events.base import Account
 from service.events.common import Seeding
 from service.events.monopoly import Holdings, Lot, MonopolyClientCommand
 from service.events.receipt import Receipt
@@ -28,6 +29,9 @@ class SeatView(msgspec.Struct, kw_only=True):
     name: str | None
     player_id: str | None = None
     bot: str | None = None
+    account: Account | None = None
+    """``bot`` for a bot (a server bot, ``bot`` naming its kind, or a bot account), ``person`` for a person; ``null``
+    for an empty seat."""
     public_key: str | None = None
     """The player's own key: the seat is keyed, and its every command signed by it (docs/signed-commands.md)."""
     cash: int
@@ -249,6 +253,7 @@ def _seat_view(s: State, i: int) -> SeatView:
         name=player.name if player else None,
         player_id=player.player_id if player else None,
         bot=player.bot if player else None,
+        account=player.shown_account if player else None,
         public_key=player.public_key if player else None,
         cash=st.cash,
         position=st.position,

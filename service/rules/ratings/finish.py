@@ -10,7 +10,7 @@ follows it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -26,13 +26,14 @@ RATED_SEEDING = ("combined",)
 and ``legacy`` ones are not rated."""
 
 
-class Place(msgspec.Struct, frozen=True, kw_only=True):
+class Place(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One seat's place in a rated game: ``rank`` 1 is first, tied seats share a rank (1, 2, 2, 4)."""
 
     seat: int
     rank: int
     rated_id: str | None  # who the seat rates: a registered player's id, ``bot:<kind>``; None for a guest
     name: str
+    account: Literal["bot"] | None = None  # ``bot`` for a bot account (its seat's ``Player.account``)
 
 
 class RatedGame(msgspec.Struct, frozen=True, kw_only=True):
@@ -138,5 +139,6 @@ def _places(seats: Sequence[Any], keys: list[tuple]) -> tuple[Place, ...]:
         tied = places and keys[order[n - 1]] == keys[seat]
         player = seats[seat].player
         name = f"{player.bot} bot" if player.bot is not None else player.name  # a bot kind is one player, not a seat
-        places.append(Place(seat=seat, rank=places[-1].rank if tied else n + 1, rated_id=rated_id(player), name=name))
+        places.append(Place(seat=seat, rank=places[-1].rank if tied else n + 1, rated_id=rated_id(player), name=name,
+                            account=player.account))
     return tuple(sorted(places, key=lambda p: p.seat))

@@ -15,7 +15,9 @@ from collections.abc import Iterable
 import msgspec
 from openskill.models import PlackettLuce
 
-from .finish import RatedGame
+from service.events.base import Account
+
+from .finish import Place, RatedGame
 
 MODEL = PlackettLuce()
 """The library's defaults: μ 25, σ 25/3, its β and τ."""
@@ -29,6 +31,7 @@ class Rating(msgspec.Struct, kw_only=True):
     mu: float = MODEL.mu
     sigma: float = MODEL.sigma
     games: int = 0
+    account: Account = "person"
 
     @property
     def shown(self) -> float:
@@ -46,6 +49,8 @@ class RatingRow(msgspec.Struct, kw_only=True):
     mu: float
     sigma: float
     games: int
+    account: Account = "person"
+    """``bot`` for a bot kind and a bot account (a program registered as one: ``POST /players``), else ``person``."""
 
 
 class RatingChange(msgspec.Struct, frozen=True, kw_only=True):
@@ -56,6 +61,11 @@ class RatingChange(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     before: float
     after: float
+
+
+def _account(place: Place) -> Account:
+    """A bot kind (``bot:<kind>``) is a bot; a registered player is what they registered as, at their last game."""
+    return "bot" if (place.rated_id or "").startswith("bot:") or place.account == "bot" else "person"
 
 
 def shown(mu: float, sigma: float) -> float:
@@ -95,7 +105,7 @@ class Ratings:
             before = now or Rating(rated_id=place.rated_id, name=place.name)
             if seats[place.rated_id] == 1:
                 table[place.rated_id] = Rating(rated_id=place.rated_id, name=place.name, mu=new.mu, sigma=new.sigma,
-                                               games=before.games + 1)
+                                               games=before.games + 1, account=_account(place))
             changes.append(RatingChange(seat=place.seat, player_id=place.rated_id, name=place.name, before=before.shown,
                                   after=table.get(place.rated_id, before).shown))
         return changes
@@ -111,7 +121,7 @@ class Ratings:
             tied = out and out[-1].rating == r.shown
             rank = out[-1].rank if tied else i + 1
             out.append(RatingRow(rank=rank, player_id=r.rated_id, name=r.name, rating=r.shown,
-                                 mu=r.mu, sigma=r.sigma, games=r.games))
+                                 mu=r.mu, sigma=r.sigma, games=r.games, account=r.account))
         return out
 
     def of(self, rated_id: str) -> dict[str, Rating]:

@@ -7,6 +7,7 @@ from typing import Literal
 
 import msgspec
 
+from service.events.base import Account
 from service.events.common import Seeding
 from service.events.receipt import Receipt
 from service.events.solitaire import SolitaireClientCommand
@@ -29,6 +30,8 @@ class SolitaireView(msgspec.Struct, kw_only=True):
     seat: int | None
     name: str | None
     player_id: str | None = None
+    account: Account | None = None
+    """``bot`` for a bot (a server bot or a bot account), ``person`` for a person; ``null`` before the seat is taken."""
     public_key: str | None = None
     """The player's own key: every command of theirs is signed by it (docs/signed-commands.md)."""
     layout: list[list[str | None]]
@@ -74,6 +77,7 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> SolitaireView:
         seat=0 if own else None,
         name=player.name if player else None,
         player_id=player.player_id if player else None,
+        account=player.shown_account if player else None,
         public_key=player.public_key if player else None,
         layout=[list(row) for row in board] if board else [],
         runs=list(grid.runs(board)) if board else [],

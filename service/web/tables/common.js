@@ -42,6 +42,13 @@ export function commandButtons(commands, label, onSend, { fold = 6 } = {}) {
   return out;
 }
 
+/** A seat's bot marker: a server bot's kind ("bot: greedy"), or "bot" for a bot account — a program playing through
+ *  the API, registered with `account: "bot"` (docs/bots.md); nothing for a person. */
+export function botTag(p) {
+  if (p.bot) return h("span.tag", {}, `bot: ${p.bot}`);
+  return p.account === "bot" ? h("span.tag.bot-account", { title: "a bot account: a program playing through the API" }, "bot") : null;
+}
+
 /** A count and its noun, singular or plural: count(1, "receipt") → "1 receipt", count(2, "house") → "2 houses". */
 export function count(n, word, plural = `${word}s`) {
   return `${n} ${n === 1 ? word : plural}`;

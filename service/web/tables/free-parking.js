@@ -1,6 +1,6 @@
 // The Free Parking card game's table: meters, Point cards, the caller's hand, the turn, and every legal
 // command as a button (with the Talk Your Way Out of It prompt when the caller's answer is awaited).
-import { h, commandButtons, humanize } from "./common.js";
+import { h, botTag, commandButtons, humanize } from "./common.js";
 import { withLog } from "./log.js";
 import { resignEl } from "./resign.js";
 import { deadline, turnClockEl, seatClockEl, forfeitWarningEl } from "./clock.js";
@@ -270,7 +270,7 @@ function render(root, view, ctx) {
               p.seat === view.winner ? "winner" : "", p.forfeited ? "forfeited" : "", p.resigned ? "resigned" : ""].join(" "),
       dataset: { seat: p.seat, meter: p.meter, points: p.points, handSize: p.hand_size },
     },
-      h("h3", {}, seatName(view, p.seat), p.bot ? h("span.tag", {}, `bot: ${p.bot}`) : null,
+      h("h3", {}, seatName(view, p.seat), botTag(p),
         p.resigned ? h("span.tag.resigned-tag", {}, "resigned") : null),
       seatClockEl(view, p),
       h("div.stat", {}, "Meter ", meterEl(p.meter)),

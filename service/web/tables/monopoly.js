@@ -2,7 +2,7 @@
 // players, the bank, the dice, and whatever the game waits for (a purchase, the income tax, an auction, a
 // building shortage, debts, trades). Every button is one of the view's `legal` commands; open-ended ones (a
 // bid, a trade) are filled in from their inputs. Click a property to see it and what you may do with it.
-import { h, commandButtons, humanize, count } from "./common.js";
+import { h, botTag, commandButtons, humanize, count } from "./common.js";
 import { resignEl } from "./resign.js";
 import { logPanel } from "./log.js";
 import { tradeFormEl } from "./monopoly-trade.js";
@@ -173,7 +173,7 @@ function playerEl(view, ctx, p, redraw) {
     dataset: { seat: p.seat, cash: p.cash, worth: p.worth, position: p.position, inJail: p.in_jail ? "1" : "0",
                jailCards: p.jail_cards.length, bankrupt: p.bankrupt ? "1" : "0" },
   },
-    h("h3", {}, token(view, p.seat), seatName(view, p.seat), p.bot ? h("span.tag", {}, `bot: ${p.bot}`) : null,
+    h("h3", {}, token(view, p.seat), seatName(view, p.seat), botTag(p),
       p.bankrupt ? h("span.tag.mono-bankrupt", {}, "bankrupt") : null,
       p.resigned ? h("span.tag.resigned-tag", {}, "resigned") : null,
       p.in_jail ? h("span.tag.mono-jailed", {}, `in jail${p.jail_tries ? ` · ${count(p.jail_tries, "try", "tries")}` : ""}`) : null),

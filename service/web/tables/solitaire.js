@@ -175,7 +175,7 @@ function render(root, view, ctx) {
     ? h("span.badge.done", {}, view.result === "won" ? "Won!" : `Lost (${humanize(view.reason || "no moves")})`)
     : view.status === "waiting" ? h("span.badge", {}, "Waiting for the player")
     : view.stuck ? h("span.badge.stuck", {}, "Stuck")
-    : h("span.badge.turn", {}, `${view.name || "Player"} playing`);
+    : h("span.badge.turn", {}, `${view.name || "Player"}${view.account === "bot" ? " (bot)" : ""} playing`);
 
   // two of them once the game is over (the controls' and the end box's): ids apart, as ids must be
   const newDeal = (id = "new-deal") => h(`button#${id}`, { type: "button", onclick: view.status === "playing" && mine ? ask("new") : () => startNew(ctx) }, "New deal");

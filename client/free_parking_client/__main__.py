@@ -108,7 +108,7 @@ async def play(args: argparse.Namespace, make_bot: Callable[[], Bot]) -> list[Pl
     name = args.name or getattr(make_bot, "__name__", "bot")
     plan = Plan(args.kind, args.games, args.out, args.seats, args.options, args.parallel)
     async with AsyncClient(args.url, key=key) as client:
-        created = await client.register(name)
+        created = await client.register(name, account="bot")
         print(f"{name} (player {created.player_id}) plays {args.games} {args.kind} game(s) at {args.url}", flush=True)
         progress = Progress(args.games)
         kit = Kit(client, make_bot, plan, on_game=progress.game)

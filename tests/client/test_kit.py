@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -50,7 +51,7 @@ def verified(played: Played) -> str:
 
 async def kit_run(url: str, kind: str, bot, seats, options, out: Path, games: int) -> tuple[list[Played], AsyncClient]:
     client = AsyncClient(url, key=PlayerKey.generate())
-    await client.register(f"{bot.__name__}")
+    assert (await client.register(bot.__name__, account="bot")).account == "bot"
     kit = Kit(client, bot, Plan(kind, games, out, seats, options, parallel=games))
     return await kit.run(), client
 
@@ -91,7 +92,7 @@ class ConflictedOnce(Bot):
 @pytest.mark.parametrize("live_kind", ["embedded"])  # the stores: the test above
 async def test_a_conflict_is_read_again_and_the_bot_asked_anew(live, tmp_path):
     async with AsyncClient(url_of(live), key=PlayerKey.generate()) as client:
-        await client.register("Conflicted")
+        await client.register("Conflicted", account="bot")
         with Client(url_of(live), token=client.token, key=client.key) as other:
             bots: list[ConflictedOnce] = []
 
@@ -119,7 +120,7 @@ class Broken(Bot):
 @pytest.mark.parametrize("bot", [Illegal, Broken])
 async def test_a_bot_that_fails_stops_the_run_naming_the_game_and_nothing_is_sent(live, tmp_path, bot):
     async with AsyncClient(url_of(live), key=PlayerKey.generate()) as client:
-        await client.register("Failing")
+        await client.register("Failing", account="bot")
         with pytest.raises(BotFailed) as failed:
             await Kit(client, bot, Plan("solitaire", 1, tmp_path)).run()
         view = await client.view(failed.value.game_id)
@@ -142,6 +143,8 @@ async def test_the_play_command_queues_plays_prints_the_rating_and_how_to_verify
     assert [line.split()[0] for line in lines[1:3]] == ["[1/2]", "[2/2]"] and "won" in ran.stdout
     rating = next(line for line in lines if line.startswith("rating in free-parking: "))
     assert "2 rated game(s)" in rating
+    player_id = re.search(r"\(player (p_\w+)\)", lines[0]).group(1)
+    assert (await live.get(f"/players/{player_id}")).json()["account"] == "bot"  # registered as a bot account
     commands = (tmp_path / "out" / "verify.sh").read_text().splitlines()
     assert len(commands) == 2 and commands[0] in ran.stdout
     check = await asyncio.to_thread(subprocess.run, commands[1], shell=True, cwd=ROOT, capture_output=True, text=True,

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .client import AsyncClient
+from .errors import ApiError
 from .kit import Bot, BotFailed, Kit, Plan, Played
 from .signing import PlayerKey
 
@@ -142,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     make_bot: Any = load_bot(args.bot)
     try:
         asyncio.run(play(args, make_bot))
-    except BotFailed as e:
+    except (BotFailed, ApiError) as e:  # the bot's failure, or the service's refusal (a kind's unknown option...)
         print(f"stopped: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -23,6 +23,7 @@ ALLOWED = {
     "service/projections": ("service.projections", "service.store", "service.events", "service.rules"),
     "replays": ("replays", "service.rules", "service.events", "service.bots"),
     "client/free_parking_client": ("free_parking_client",),  # a package of its own (issue 33): nothing of the service
+    "examples": ("examples",),  # bots written against the view, with the client alone (issue 33)
 }
 """Each room and what it may import of the project (itself included)."""
 

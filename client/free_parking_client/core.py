@@ -112,10 +112,11 @@ class Core:
 
     # --- players -------------------------------------------------------------------------------------------------
 
-    def register(self, name: str, *, keyed: bool = True) -> Op[PlayerCreated]:
+    def register(self, name: str, *, keyed: bool = True, account: str | None = None) -> Op[PlayerCreated]:
         """Register a player (``POST /players``) and act as them from now on; ``keyed``: with the client's key, so
-        every seat they take is keyed with it."""
-        body: dict[str, Any] = {"name": name}
+        every seat they take is keyed with it; ``account``: ``"bot"`` registers a bot account (a program: shown as a
+        bot, and the server's bots do not wait a person's pace for it; docs/bots.md), the default a person."""
+        body: dict[str, Any] = {"name": name, **({"account": account} if account is not None else {})}
         if keyed and self.key is not None:
             body["public_key"] = self.key.public_key
         created = decoded((yield Call("POST", "/players", json=body)), PlayerCreated)

@@ -187,6 +187,8 @@ class PlayerCreated(Struct):
     player_id: str
     name: str
     token: str
+    account: str = "person"
+    """``bot`` for a bot account."""
 
 
 class GameCreated(Struct):
@@ -239,6 +241,7 @@ class PlayerInfo(Struct):
     name: str
     results: Any = None
     ratings: dict[str, KindRating] = {}
+    account: str = "person"
 
 
 class RatingRow(Struct):

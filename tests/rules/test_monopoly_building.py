@@ -9,6 +9,7 @@ import pytest
 from service.events import monopoly as ev
 from service.rules.monopoly import board
 from service.rules.monopoly.legal import legal_commands
+from service.rules.monopoly.view import view
 
 from .monopoly_table import table
 
@@ -216,15 +217,21 @@ def test_when_two_owners_want_more_than_the_bank_holds_the_houses_are_auctioned_
     assert t.of(ev.ShortageResolved)[0].auction
     opened = t.of(ev.AuctionOpened)[0]
     assert opened.lot == "house" and set(opened.bidders) == {0, 1}
+    assert claims_shown(t) == {0: [6, 8, 9], 1: [16, 18]}  # the view shows what each bidder bids for
     t.play(ev.Bid(amount=80), 1).play(ev.PassBid(), 0)
     first = t.of(ev.AuctionClosed)[0]
     assert (first.winner, first.amount, first.square) == (1, 80, 16)
     assert t.level(16) == 1 and t.cash(1) == 1420 and t.state.houses == 1
     opened = t.of(ev.AuctionOpened)[0]  # the next house, straight away
-    assert opened.lot == "house"
+    assert opened.lot == "house" and claims_shown(t) == {0: [6, 8, 9], 1: [18]}
     t.play(ev.Bid(amount=60), 0).play(ev.PassBid(), 1)
     assert t.level(6) == 1 and t.cash(0) == 1440 and t.state.houses == 0
     assert t.state.lots == () and t.state.auction is None
+
+
+def claims_shown(t) -> dict[int, list[int]]:
+    """The sites each bidder still claims, as the view of the auction shows them to seat 0."""
+    return {c.seat: c.sites for c in view(t.state, 0).auction.claims}
 
 
 def test_a_claim_must_be_of_the_scarce_kind_and_built_evenly():

@@ -8,6 +8,7 @@ from msgspec.structs import replace
 from service.events import monopoly as ev
 from service.rules.monopoly import legal_commands
 from service.rules.monopoly.money import could_raise
+from service.rules.monopoly.view import view
 
 from .monopoly_table import deck_with_top, started, table
 
@@ -121,9 +122,11 @@ def with_cash(s, seat, cash):
 def test_receiving_a_mortgaged_property_pays_its_10_percent_at_once_and_may_lift_it_then_for_the_bare_mortgage():
     t = table(own={0: (39,)}, mortgaged=[39])
     trade = offered(t, 0, 1, ev.Holdings(squares=(39,)), ev.Holdings(cash=10))
+    assert view(t.state, 1).interest_paid == []
     t.play(ev.AcceptTrade(trade=trade), 1)
     interest = [e for e in t.of(ev.Paid) if e.reason == "interest"]
     assert [(e.payer, e.amount) for e in interest] == [(1, 20)] and t.cash(1) == 1500 - 10 - 20
+    assert view(t.state, 1).interest_paid == [39]  # what a player reads to know the lift costs the bare mortgage
     t.play(ev.LiftMortgage(square=39), 1)
     assert t.cash(1) == 1470 - 200
 

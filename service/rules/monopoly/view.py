@@ -74,6 +74,11 @@ class OfferView(msgspec.Struct, kw_only=True):
     price: int | None = None
 
 
+class ClaimView(msgspec.Struct, kw_only=True):
+    seat: int
+    sites: list[int]
+
+
 class AuctionView(msgspec.Struct, kw_only=True):
     lot: Lot
     bidders: list[int]
@@ -84,11 +89,9 @@ class AuctionView(msgspec.Struct, kw_only=True):
     deadline_at: int
     lots_after: int
     """Auctions queued behind this one."""
-
-
-class ClaimView(msgspec.Struct, kw_only=True):
-    seat: int
-    sites: list[int]
+    claims: list[ClaimView] = []
+    """An auction of a scarce house or hotel: the sites each bidder still claims (what the lots go on for, until the
+    claims are met or the bank is out); empty for a property."""
 
 
 class ShortageView(msgspec.Struct, kw_only=True):
@@ -158,6 +161,9 @@ class MonopolyView(msgspec.Struct, kw_only=True):
     legal: list[MonopolyClientCommand]
     legal_forms: LegalForms | None = None
     """The bounds of ``legal``'s open-ended commands (bids, build orders, claims, trade offers)."""
+    interest_paid: list[int] = []
+    """Mortgaged squares received this turn whose 10% was paid on receipt: lifted for the bare mortgage, without a
+    second 10%, until the turn ends (docs/rules-monopoly.md, "Mortgages")."""
     winner: int | None
     end_reason: str | None = None
     closed: Closed | None = None
@@ -229,6 +235,7 @@ def view(s: State, seat: int | None, *, reveal: bool = False) -> MonopolyView:
         forfeit_after=turn_clock(s.config)[1],
         legal=legal,  # type: ignore[arg-type]
         legal_forms=legal_forms(s, own, legal) if own is not None else None,
+        interest_paid=list(s.interest_paid),
         winner=s.winner,
         end_reason=s.end_reason,
         closed=s.closed,
@@ -291,6 +298,7 @@ def _auction_view(s: State) -> AuctionView | None:
     return AuctionView(
         lot=a.lot, bidders=list(a.bidders), passed=list(a.passed), high_bid=a.high_bid, high_seat=a.high_seat,
         min_bid=min_bid(a), deadline_at=a.deadline_at, lots_after=len(s.lots),
+        claims=[ClaimView(seat=c.seat, sites=list(c.sites)) for c in s.lot_claims] if not isinstance(a.lot, int) else [],
     )  # fmt: skip
 
 

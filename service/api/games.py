@@ -207,16 +207,20 @@ class Games:
         *,
         tournament: str | None = None,
         client_seed: str | None = None,
+        queue_claim: str | None = None,
     ) -> tuple[Game, int]:
         """Seat ``player`` in the next free seat; the game deals when the last is taken. Seats ``reserved`` for
         registered players (a tournament's) are kept for them: others may take only the seats left over. At a table
         of a ``tournament`` a registered player takes one seat in the whole tournament: the append claims it, and
         refuses a player who holds one at another table (reserved there, or already seated). ``client_seed`` is the one the
         player sent (64 lowercase hex, checked at the edge); ``seat_taken`` records it, or one derived for a seat that sent
-        none."""
+        none. ``queue_claim``: the play-now queueing (its queue id) this seat is taken for, by the matcher: the append
+        takes it in the game's slot, and refuses it once the claim was settled as lost (``Store.queue_fence``)."""
         claim = {}
         if tournament is not None and player.player_id and not (player.guest or player.bot):
             claim = {"claims": self.store.keys.tournament_seats(tournament), "claim": player.player_id}
+        if queue_claim is not None:
+            claim = {"claims": self.store.keys.queue_seats(game_id), "claim": queue_claim}
         for _ in range(RETRIES):
             game = await self.fresh(game_id)
             self.check_seat(game, player, reserved)
@@ -228,6 +232,9 @@ class Games:
             except _Conflict:
                 continue
             except _Claimed as c:
+                if queue_claim is not None:
+                    raise ApiError(409, "claim_lost", "This queueing's table took too long to make and was settled without "
+                                   "this seat: queue again", game_id=game_id) from None
                 raise ApiError(409, "already_seated", "This player already has a seat in this tournament, at another "
                                "table: one seat per player per tournament", game_id=c.holder) from None
             seat = next(i for i, st in enumerate(executed.game.state.seats) if st.player == player)

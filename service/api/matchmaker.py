@@ -138,7 +138,8 @@ class Matchmaker:
             seats = {}
             for e, _ in chosen:
                 player = Player(name=e.name, player_id=e.player_id, public_key=e.public_key, account=recorded(e.account))
-                _, seats[e.player_id] = await self.games.seat(game_id, player, client_seed=e.client_seed)
+                _, seats[e.player_id] = await self.games.seat(game_id, player, client_seed=e.client_seed,
+                                                              queue_claim=e.queue_id)
             await self._bots(game_id, first.kind, table.bots, [ratings[first.kind].get(e.player_id, DEFAULT_RATING)
                                                                 for e, _ in chosen], ratings[first.kind])
         except Exception as e:  # noqa: BLE001 - each player must hear of it, whatever stopped the table
@@ -146,14 +147,15 @@ class Matchmaker:
             for entry, _ in chosen:
                 done = encode(Status(queue_id=entry.queue_id, state="cancelled", game_id=game_id,
                                      reason=f"the table could not be made ({type(e).__name__}); queue again"))
-                await self.games.store.queue_settle(entry.player_id, claimed[entry.player_id], done)
-                await tell_queue(self.games.store, entry.player_id, "cancelled", game_id=game_id,
-                                 reason="the table could not be made; queue again")
+                # unless GET /queue settled it meanwhile (a claim this worker took too long over): then it was said
+                if await self.games.store.queue_settle(entry.player_id, claimed[entry.player_id], done):
+                    await tell_queue(self.games.store, entry.player_id, "cancelled", game_id=game_id,
+                                     reason="the table could not be made; queue again")
             return 0
         for entry, _ in chosen:
             done = encode(Status(queue_id=entry.queue_id, state="seated", game_id=game_id, seat=seats[entry.player_id]))
-            await self.games.store.queue_settle(entry.player_id, claimed[entry.player_id], done)
-            await tell_queue(self.games.store, entry.player_id, "seated", game_id=game_id, seat=seats[entry.player_id])
+            if await self.games.store.queue_settle(entry.player_id, claimed[entry.player_id], done):
+                await tell_queue(self.games.store, entry.player_id, "seated", game_id=game_id, seat=seats[entry.player_id])
         return 1
 
     async def _bots(self, game_id: str, kind: str, count: int, people: list[float], rated: dict[str, float]) -> None:

@@ -102,6 +102,9 @@ async def join_queue(request: Request) -> HTTPResponse:
     _, status = await store.queue_of(who.player_id or "")
     if status is not None and _seating(decode_status(status)):
         raise ApiError(409, "already_queued", "Your table is being made: GET /queue says where you sit in a moment")
+    if status is not None and decode_status(status).state == "claimed":  # a lost claim: fenced off before queueing anew
+        await _settle_lost(request, who.player_id or "", status, decode_status(status))
+        _, status = await store.queue_of(who.player_id or "")
     await request.app.ctx.limiter.charge("seats", request, who)  # a queueing is a seat to come: limited as one
     entry = Entry(queue_id=new_id("q"), player_id=who.player_id or "", name=who.name or "", kind=body.kind, seats=seats,
                   options=body.options, client_seed=body.client_seed, public_key=public_key, since=now_ms(),
@@ -142,9 +145,12 @@ def _seating(st: Status) -> bool:
 
 
 async def _settle_lost(request: Request, player_id: str, raw: bytes, st: Status) -> Status:
-    """A claim its worker never finished (it stopped between the claim and the last seat): the game says what became of
-    the player — seated there, or not (then the queueing is cancelled: queue again). Settled only if still that claim."""
+    """A claim its worker never finished (it stopped between the claim and the last seat — or is stalled there, and
+    may wake): the claim is fenced off in the game's slot first (``Store.queue_fence``), so no seat is taken under it
+    from now on; then the game says what became of the player — seated there, or not (then the queueing is cancelled:
+    queue again). Settled, and said on the player's stream, only if the status is still that claim."""
     store, game_id = request.app.ctx.store, st.game_id or ""
+    await store.queue_fence(game_id, st.queue_id)
     seat = None
     if await store.meta(game_id) is not None:
         game = await request.app.ctx.games.fresh(game_id)
@@ -154,6 +160,10 @@ async def _settle_lost(request: Request, player_id: str, raw: bytes, st: Status)
                Status(queue_id=st.queue_id, state="cancelled", game_id=game_id,
                       reason="the table was not finished (the worker making it stopped); queue again"))
     if await store.queue_settle(player_id, raw, encode(settled)):
+        if settled.state == "seated":
+            await tell_queue(store, player_id, "seated", game_id=game_id, seat=seat)
+        else:
+            await tell_queue(store, player_id, "cancelled", game_id=game_id, reason=settled.reason)
         return settled
     _, now = await store.queue_of(player_id)
     return decode_status(now) if now is not None else Status(queue_id=st.queue_id, state="cancelled")

@@ -85,6 +85,12 @@ class Keys:
         the append writes it."""
         return f"{self.ns}:told:{self.tag(partition(game_id))}:{game_id}"
 
+    def queue_seats(self, game_id: str) -> str:
+        """Which of the play-now queue's claims a game seated (queue id -> the game's id), or ``lost`` for a claim
+        settled as never finished (``Store.queue_fence``): in the game's slot, so a seat's append checks and takes its
+        claim atomically, and a worker that wakes after its claim was settled seats nobody."""
+        return f"{self.ns}:qseats:{self.tag(partition(game_id))}:{game_id}"
+
     def player_stream(self, player_id: str) -> str:
         """A player's own events (``GET /players/me/stream``), beside ``player_told`` in one slot: the player's id tags both."""
         return f"{self.ns}:pstream:{{{player_id}}}"
@@ -100,12 +106,13 @@ class Keys:
 
     def forget_keys(self, game_id: str) -> list[str]:
         """The keys of the script that removes an archived game's events (``FORGET_EVENTS_LUA``), in its order: meta,
-        stream, command ids, scores and audit read models, the partition's due set, its count of archived games and the game's
-        outbox (refused while it holds something untold).
+        stream, command ids, scores and audit read models, the partition's due set, its count of archived games, the game's
+        outbox (refused while it holds something untold) and the queue's claims it seated.
         One slot, like every key of the game, so the script runs on a cluster's one primary."""
         p = partition(game_id)
         return [self.meta(game_id), self.stream(game_id), self.commands(game_id), self.game_projection("scores", game_id),
-                self.game_projection("audit", game_id), self.due(p), self.archived(p), self.outbox(game_id)]
+                self.game_projection("audit", game_id), self.due(p), self.archived(p), self.outbox(game_id),
+                self.queue_seats(game_id)]
 
     def listing_head(self) -> str:
         """The head of the key listing's chain the service last started on (``n:head``): kept in the store, not beside

@@ -53,6 +53,16 @@ end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return 1
 """
+# KEYS: the game's queue seats; ARGV: queue id. 1 if the claim is (now, or already) fenced off, 0 if it seated the player
+FENCE_LUA = """
+local holder = redis.call('HGET', KEYS[1], ARGV[1])
+if not holder then
+  redis.call('HSET', KEYS[1], ARGV[1], 'lost')
+  return 1
+end
+return holder == 'lost' and 1 or 0
+"""
+LOST = b"lost"
 
 
 class QueueOps:
@@ -82,6 +92,12 @@ class QueueOps:
     async def queue_settle(self, player_id: str, expected: bytes, status: bytes) -> bool:
         """Replace a player's status with ``status`` if it is still ``expected`` (a newer queueing replaced it)."""
         return (await self._write("queue_settle", player_id, expected, status)).applied  # type: ignore[attr-defined]
+
+    async def queue_fence(self, game_id: str, queue_id: str) -> bool:
+        """Settle a claim whose worker may have stopped: unless a seat of ``game_id`` was already taken under the
+        queueing ``queue_id``, mark it lost in the game's slot, so that no seat is taken under it afterwards (the seat
+        append checks it: ``Games.seat``'s ``queue_claim``). True if it is lost now (the player has no seat from it)."""
+        return (await self._write("queue_fence", game_id, queue_id)).applied  # type: ignore[attr-defined]
 
     async def queue_waiting(self) -> dict[str, bytes]:
         """Every waiting player's entry."""
@@ -129,6 +145,13 @@ class QueueOps:
         await self.r.hset(key, player_id, status)
         return Projected(True, 0)
 
+    async def _op_queue_fence(self, game_id: str, queue_id: str) -> Projected:
+        key = self.keys.queue_seats(game_id)
+        holder = await self.r.hget(key, queue_id)
+        if holder is None:
+            await self.r.hset(key, queue_id, LOST)
+        return Projected(holder in (None, LOST), 0)
+
 
 class RedisQueueOps(QueueOps):
     """The same writes as scripts, for a real Redis or Cluster (both keys in one slot)."""
@@ -159,3 +182,7 @@ class RedisQueueOps(QueueOps):
         keys = [self._queue_key("status")]
         settle = self._queue_script("settle", SETTLE_LUA)
         return Projected(bool(await settle(keys=keys, args=[player_id, expected, status])), 0)
+
+    async def _op_queue_fence(self, game_id: str, queue_id: str) -> Projected:
+        fenced = await self._queue_script("fence", FENCE_LUA)(keys=[self.keys.queue_seats(game_id)], args=[queue_id])
+        return Projected(bool(fenced), 0)

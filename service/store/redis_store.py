@@ -91,8 +91,8 @@ return 0
 """
 
 # a finished game's events leave the store once archived (Store.forget_events). KEYS: meta, stream, commands, scores
-# read model, audit read model, due, the partition's count of archived games, outbox (Keys.forget_keys); ARGV: version,
-# game id. Only if the game is finished at that version, not archived yet, its read models applied it and its players
+# read model, audit read model, due, the partition's count of archived games, outbox, queue seats (Keys.forget_keys);
+# ARGV: version, game id. Only if the game is finished at that version, not archived yet, its read models applied it and its players
 # were told all it had for them: 1, else 0.
 FORGET_EVENTS_LUA = """
 local meta = redis.call('HMGET', KEYS[1], 'version', 'status', 'archived')
@@ -100,7 +100,7 @@ if meta[1] ~= ARGV[1] or meta[2] ~= 'finished' or meta[3] == '1' or redis.call('
    or redis.call('XLEN', KEYS[8]) > 0 then
   return 0
 end
-redis.call('DEL', KEYS[2], KEYS[3], KEYS[5], KEYS[8])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[5], KEYS[8], KEYS[9])
 redis.call('ZREM', KEYS[6], ARGV[2])
 redis.call('HSET', KEYS[1], 'archived', '1')
 redis.call('INCR', KEYS[7])

@@ -170,7 +170,7 @@ class Store(ProjectionWrites, ToldOps, QueueOps):
             return Projected(False, int(meta[0] or 0))
         pipe = self.r.pipeline(transaction=True)
         pipe.delete(self.keys.stream(game_id), self.keys.commands(game_id), self.keys.game_projection("audit", game_id),
-                    self.keys.outbox(game_id))
+                    self.keys.outbox(game_id), self.keys.queue_seats(game_id))
         pipe.zrem(self.keys.due(self._partition(game_id)), game_id)
         pipe.hset(self.keys.meta(game_id), "archived", "1")
         pipe.incr(self.keys.archived(self._partition(game_id)))

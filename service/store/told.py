@@ -26,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from .contract import raise_first, text
+from .contract import Projected, raise_first, text
 
 log = logging.getLogger("free_parking.store")
 
@@ -135,6 +135,19 @@ class ToldOps:
     async def tell_player(self, player_id: str, event: dict[str, Any]) -> None:
         """One event for one player outside any game's append (the matchmaking queue's): written as it comes."""
         self._woken(await self._write("tell_player", int(time.time() * 1000), player_id, _json.encode(event)))  # type: ignore[attr-defined]
+
+    async def forget_told(self, game_id: str, player_ids: list[str]) -> None:
+        """Drop ``game_id`` from each player's record of what they were told (``Keys.player_told``), once the game is
+        archived: its outbox went with its events, so nothing of it is relayed again — and the record stays one field
+        per game a player has live, not per game they ever played."""
+        if player_ids:
+            await self._write("forget_told", game_id, player_ids)  # type: ignore[attr-defined]
+
+    async def _op_forget_told(self, game_id: str, player_ids: list[str]) -> Projected:
+        gone = 0
+        for player_id in player_ids:
+            gone += await self.r.hdel(self.keys.player_told(player_id), game_id)
+        return Projected(gone > 0, 0)
 
     def _woken(self, told: Told) -> None:
         if told.players and self.on_told is not None:

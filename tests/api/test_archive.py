@@ -91,6 +91,29 @@ async def test_a_finished_game_is_archived_and_reads_as_before(archiving):
     assert (header, envelopes) == load(live["/export"][1])
 
 
+async def test_an_archived_game_leaves_its_players_record_of_what_they_were_told(archiving):
+    """Each player keeps the last version of each game told them (``ptold``), so a relay told twice writes once: an
+    archived game's field goes with its events, or the record would grow by one field per game a player ever played."""
+    api, store = archiving, archiving.app.ctx.store
+    api.app.ctx.runner.archiver.after_ms = 3_600_000
+    body = (await api.post("/players", json={"name": "Ann"})).json()
+    game_id = (await api.post("/games", json={"kind": "free-parking", "seats": 2})).json()["game_id"]
+    assert (await api.post(f"/games/{game_id}/seats", json={}, headers=bearer(body["token"]))).status_code == 201
+    assert (await api.post(f"/games/{game_id}/seats", json={"bot": "greedy"})).status_code == 201
+    told = store.keys.player_told(body["player_id"])
+    await wait_for(lambda: _told(store, told, game_id), seconds=30)
+    r = await api.post(f"/games/{game_id}/commands", json={"type": "resign"}, headers=bearer(body["token"]))
+    assert r.status_code == 200, r.text
+    await wait_for(lambda: _scored(api, game_id), seconds=30)
+    api.app.ctx.runner.archiver.after_ms = 1
+    await api.app.ctx.runner.act(game_id)
+    assert await _archived(api, game_id) and not await store.r.hexists(told, game_id)
+
+
+async def _told(store, told: str, game_id: str) -> bool:
+    return await store.r.hexists(told, game_id)
+
+
 async def test_the_runner_archives_a_finished_game_by_itself_and_a_rebuild_reads_it(archiving):
     api, store = archiving, archiving.app.ctx.store
     game_id = await finished_bot_game(api)

@@ -9,6 +9,7 @@ import itertools
 import pytest
 
 from service.api import matchmaker
+from service.api import queue as queue_routes
 from service.rules.ratings import MODEL, shown
 from tests.api.conftest import ADMIN_HEADERS, bearer, fresh_app, make_settings, served
 from tests.api.helpers import assert_error, wait_for
@@ -278,6 +279,48 @@ async def test_a_player_queueing_again_while_their_table_is_made_is_refused_and_
         status = await _seated(api, token)
         listed = (await api.get("/games", params={"limit": 50})).json()["games"]
         assert [g["game_id"] for g in listed] == [status["game_id"]]
+
+
+async def test_a_worker_that_wakes_after_its_claim_was_settled_seats_nobody(store_kind, tmp_path, monkeypatch):
+    """A matcher's worker stalls between its claim and the player's seat (a paused VM, SIGSTOP) past SEATING_LOST_MS:
+    ``GET /queue`` settles the claim cancelled, and the player queues again and is seated at another table. When the
+    stalled worker wakes, its seat is refused (the claim was fenced off in the game's slot): seated once, not twice,
+    and the player's stream says cancelled, then seated — nothing from the stalled table."""
+    async with served(make_settings(store_kind, tmp_path, queue_fill_ms=0, queue_interval_ms=3_600_000)) as api:
+        body = (await api.post("/players", json={"name": "Stalled"})).json()
+        token, player_id = body["token"], body["player_id"]
+        games, gate, stalled = api.app.ctx.games, asyncio.Event(), []
+        seat = games.seat
+
+        async def held(game_id, player, *args, **kwargs):
+            if not player.bot and not stalled:
+                stalled.append(game_id)
+                await gate.wait()  # the worker is stopped between its claim and this seat
+            return await seat(game_id, player, *args, **kwargs)
+
+        monkeypatch.setattr(games, "seat", held)
+        assert (await api.post("/queue", json={"kind": "free-parking", "seats": 2}, headers=bearer(token))).status_code == 202
+        first = asyncio.ensure_future(api.app.ctx.matchmaker.pass_once())
+        async def stopped() -> bool:
+            return bool(stalled)
+
+        await wait_for(stopped, 30, every=0.05)
+        real = queue_routes.now_ms
+        monkeypatch.setattr(queue_routes, "now_ms", lambda: real() + matchmaker.SEATING_LOST_MS + 1)
+        assert (await api.get("/queue", headers=bearer(token))).json()["state"] == "cancelled"
+        monkeypatch.setattr(queue_routes, "now_ms", real)
+        assert (await api.post("/queue", json={"kind": "free-parking", "seats": 2}, headers=bearer(token))).status_code == 202
+        assert await api.app.ctx.matchmaker.pass_once() == 1
+        status = await _seated(api, token)
+        gate.set()
+        assert await first == 0  # woken: its seat refused, its table left unmade
+        sat = [g for g in (stalled[0], status["game_id"])
+               if any(s.player and s.player.player_id == player_id for s in (await games.fresh(g)).state.seats)]
+        assert sat == [status["game_id"]]
+        assert (await api.get("/queue", headers=bearer(token))).json()["game_id"] == status["game_id"]
+        told = of(await read_player(api, token, lambda m: len(of(m, "queue")) >= 4), "queue")
+        assert [(e["status"], e.get("game_id")) for e in told] == [
+            ("waiting", None), ("cancelled", stalled[0]), ("waiting", None), ("seated", status["game_id"])]
 
 
 async def _state(api, token: str, state: str) -> bool:

@@ -99,10 +99,10 @@ def test_a_journal_that_is_not_a_regular_file_is_refused_in_one_line(tmp_path, p
         data.rmdir()
         data.write_bytes(b"not a folder")
     service = proc_service(["--data", str(data)], FREE_PARKING_RATE_LIMITS="false")
-    try:
-        refused = service.run(timeout=8)
-    except subprocess.TimeoutExpired as e:  # it never said anything
-        pytest.fail(f"the service neither started nor refused within 8 s: {type(e).__name__}")
+    try:  # the bound only turns a hang (the FIFO's) into a failure: a loaded CI host took over 8 s merely to exit
+        refused = service.run(timeout=90)
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"the service neither started nor refused within 90 s: {type(e).__name__}")
     lines = refusal_lines(refused.stderr)
     assert refused.returncode != 0 and len(lines) == 1 and str(data) in lines[0], (
         f"exit {refused.returncode}, {len(lines)} lines on stderr, the last: {lines[-1] if lines else ''}")

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 
+import msgspec
+
 from service.store.embedded import EmbeddedStore
+from tests.store.test_store_contract import TEMPLATE, batches, request
 
 
 async def test_a_player_waits_once_and_leaves(store):
@@ -46,6 +49,24 @@ async def test_a_join_takes_only_on_the_status_its_caller_judged(store):
     assert await store.queue_join("p1", b"e-3", b"seated") and await store.queue_of("p1") == (b"e-3", None)
 
 
+async def test_a_claim_settled_as_lost_seats_nobody_after_and_one_that_seated_stands(store):
+    """A matcher's worker that stalls between its claim and a seat, and wakes after ``GET /queue`` settled the claim
+    as lost: the fence in the game's slot refuses its seat's append, so the player (queued again meanwhile) is never
+    seated twice. A claim whose seat was taken before the fence is not fenced: the player sits there."""
+    b = batches(TEMPLATE)
+    game = "g_queue_fence"
+    seats = store.keys.queue_seats(game)
+    await store.append(request(game, b[0]))
+    taken = await store.append(msgspec.structs.replace(request(game, b[1]), claims=seats, claim="q_ann"))
+    assert taken.outcome == "ok"
+    assert not await store.queue_fence(game, "q_ann")  # her seat was taken under it: it stands
+    assert await store.queue_fence(game, "q_bob") and await store.queue_fence(game, "q_bob")  # lost, and stays lost
+    late = await store.append(msgspec.structs.replace(request(game, b[2]), claims=seats, claim="q_bob"))
+    assert late.outcome == "claimed" and (await store.meta(game))["version"] == str(b[1].last)  # nothing written
+    again = await store.append(msgspec.structs.replace(request(game, b[2]), claims=seats, claim="q_ann"))
+    assert again.outcome == "ok"
+
+
 async def test_the_embedded_queue_survives_a_restart(tmp_path):
     store = await EmbeddedStore(tmp_path / "data").open()
     await store.queue_join("a", b"e-a")
@@ -53,10 +74,12 @@ async def test_the_embedded_queue_survives_a_restart(tmp_path):
     await store.queue_claim([("a", b"e-a", b"claimed")])
     await store.queue_settle("a", b"claimed", b"seated")
     assert not await store.queue_claim([("b", b"stale", b"x")])  # refused: not journalled, so the replay takes
+    assert await store.queue_fence("g_lost", "q_1")
     await store.close()
     again = await EmbeddedStore(tmp_path / "data").open()
     try:
         assert await again.queue_of("a") == (None, b"seated") and await again.queue_waiting() == {"b": b"e-b"}
+        assert await again.r.hgetall(again.keys.queue_seats("g_lost")) == {b"q_1": b"lost"}
     finally:
         await again.close()
 

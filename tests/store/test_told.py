@@ -93,6 +93,18 @@ async def test_a_game_is_not_archived_while_its_outbox_holds_something_untold(st
     assert await store.r.exists(store.keys.outbox(GAME)) == 0
 
 
+async def test_an_archived_games_record_of_what_its_players_were_told_goes_with_it(store):
+    """``ptold`` would keep one field per game a player ever played: the archiver drops the game's (its outbox is gone,
+    nothing of it is told again), and the player's other games keep theirs."""
+    await append(store, 0, [("p1", turn(1))])
+    await append(store, 0, [("p1", turn(1))], game_id="g-told-other")
+    await store.tell_players(GAME)
+    await store.tell_players("g-told-other")
+    await store.forget_told(GAME, ["p1", "p_never_told"])
+    assert await store.r.hgetall(store.keys.player_told("p1")) == {b"g-told-other": b"1"}
+    await store.forget_told(GAME, ["p1"])  # again: nothing left to drop, nothing refused
+
+
 async def test_the_embedded_store_keeps_players_streams_and_their_ids_across_a_restart(tmp_path):
     store = await EmbeddedStore(tmp_path).open()
     await append(store, 0, [("p1", turn(1))])

@@ -41,7 +41,9 @@ from .watch import FEED_BLOCK_MS, POLL_SECONDS, _go_on
 
 log = logging.getLogger("free_parking")
 
-ENDINGS = ("game_won", "game_ended", "game_closed")
+ENDINGS = ("game_won", "game_lost", "game_ended", "game_closed")
+"""The events that end a game: the card game's and solitaire's ``game_won``, solitaire's ``game_lost``, Monopoly's
+``game_ended``, and ``game_closed`` (the idle close) in every kind."""
 
 
 def _registered(player: Any) -> str | None:
@@ -64,7 +66,8 @@ def _result(rules: Any, envelopes: list[Any], seat: int) -> dict[str, Any]:
     for env in reversed(envelopes):
         if env.type in ENDINGS:
             event = rules.CODEC.join(env.public)
-            winner = getattr(event, "winner", getattr(event, "seat", None)) if env.type != "game_closed" else None
+            # solitaire's game_won names no seat: its one seat won
+            winner = getattr(event, "winner", getattr(event, "seat", 0)) if env.type == ENDINGS[0] or env.type == "game_ended" else None
             return {"ended_by": env.type, "winner_seat": winner, "won": winner == seat}
     return {"ended_by": envelopes[-1].type if envelopes else None, "winner_seat": None, "won": False}
 

@@ -67,7 +67,7 @@ def _result(rules: Any, envelopes: list[Any], seat: int) -> dict[str, Any]:
         if env.type in ENDINGS:
             event = rules.CODEC.join(env.public)
             # solitaire's game_won names no seat: its one seat won
-            winner = getattr(event, "winner", getattr(event, "seat", 0)) if env.type == ENDINGS[0] or env.type == "game_ended" else None
+            winner = getattr(event, "winner", getattr(event, "seat", 0)) if env.type in ("game_won", "game_ended") else None
             return {"ended_by": env.type, "winner_seat": winner, "won": winner == seat}
     return {"ended_by": envelopes[-1].type if envelopes else None, "winner_seat": None, "won": False}
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 import msgspec
 
 from service.events.base import Player
-from service.events.common import SeatTaken, Seeding, TakeSeat
+from service.events.common import SeatTaken, SeedRevealed, Seeding, TakeSeat
 from service.events.envelope import seed_commitment
 
 from . import rng
@@ -102,3 +102,11 @@ def rng_seed(state: Any) -> bytes:
     if state.game_seed is None:  # a combined game draws nothing before its last seat is taken
         raise RuleViolation("seed_not_derived", "The game's seed is derived when the last seat is taken, not before")
     return state.game_seed
+
+
+def reveal_seed(batch: Any) -> None:
+    """A game that ends publishes its server seed (``seed_revealed``), so anyone can re-check the deal — except a
+    duplicate tournament round's table: every table of the round is dealt from that seed, so a table that finished
+    first would show the others their cards. Its tournament reveals it once every table of the round has finished."""
+    if batch.state.seeding != "duplicate":
+        batch.emit(SeedRevealed(seed=batch.state.seed.hex()))

@@ -12,12 +12,12 @@ from typing import Any
 import msgspec
 
 from service.events import free_parking as ev
-from service.events.common import Close, Create, SeedRevealed, TakeSeat, Timeout
+from service.events.common import Close, Create, TakeSeat, Timeout
 
 from .. import batch, rng
 from ..close import closing
 from ..errors import RuleViolation
-from ..setup import created, seat_taken
+from ..setup import created, reveal_seed, seat_taken
 from . import cards, clock, resolving, turns
 from .legal import swap_draws
 from .state import State
@@ -349,7 +349,7 @@ def _resign(b: Batch, c: ev.Resign, seat: int | None) -> None:
 def _close(b: Batch, c: Close, seat: int | None) -> None:
     """Nobody moved for the service's idle time: the game ends with no winner, an action in play left as it lies."""
     b.emit(closing(b.state, status_of(b.state), c, seat, b.at))
-    b.emit(SeedRevealed(seed=b.state.seed.hex()))
+    reveal_seed(b)
 
 
 _HANDLERS: dict[type, Callable[[Batch, Any, int | None], None]] = {

@@ -4,7 +4,7 @@ tournament round's end — and the ``Batch`` every decision is built in (``decid
 from __future__ import annotations
 
 from service.events import free_parking as ev
-from service.events.common import SeedRevealed
+from ..setup import reveal_seed
 
 from .. import batch, rng
 from . import cards, clock
@@ -80,7 +80,7 @@ def won(b: Batch, seat: int, points: int) -> None:
     player = b.state.seats[seat].player
     assert player is not None
     b.emit(ev.GameWon(seat=seat, player=player, points=points))
-    b.emit(SeedRevealed(seed=b.state.seed.hex()))
+    reveal_seed(b)
 
 
 def end_round(b: Batch, seat: int) -> None:

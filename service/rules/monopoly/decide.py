@@ -14,12 +14,12 @@ from typing import Any
 import msgspec
 
 from service.events import monopoly as ev
-from service.events.common import Close, Create, SeedRevealed, TakeSeat, Timeout
+from service.events.common import Close, Create, TakeSeat, Timeout
 
 from .. import rng
 from ..close import closing
 from ..errors import RuleViolation
-from ..setup import created, seat_taken
+from ..setup import created, reveal_seed, seat_taken
 from . import auctions, building, clock, mortgages, trades, turn
 from .batch import Batch
 from .board import STARTING_CASH
@@ -191,7 +191,7 @@ def _timeout(b: Batch, c: Timeout, seat: int | None) -> None:
 def _close(b: Batch, c: Close, seat: int | None) -> None:
     """Nobody moved for the service's idle time: the game ends with no winner and every open wait lapses."""
     b.emit(closing(b.state, status_of(b.state), c, seat, b.at))
-    b.emit(SeedRevealed(seed=b.state.seed.hex()))
+    reveal_seed(b)
 
 
 # --- play -----------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ Dice come from the seeded RNG, roll ``n`` of the game from stream ``dice:<n>``, 
 from __future__ import annotations
 
 from service.events import monopoly as ev
-from service.events.common import SeedRevealed
+from ..setup import reveal_seed
 
 from ..errors import RuleViolation
 from ..rng import Stream
@@ -274,4 +274,4 @@ def end_game(b: Batch, reason: str) -> None:
     worth = tuple(0 if p.bankrupt else final_worth(s, i) for i, p in enumerate(s.seats))
     winner = max(s.live, key=lambda i: (worth[i], s.seats[i].cash, -i))
     b.emit(ev.GameEnded(winner=winner, reason=reason, worth=worth))  # type: ignore[arg-type]
-    b.emit(SeedRevealed(seed=b.state.seed.hex()))
+    reveal_seed(b)

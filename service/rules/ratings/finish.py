@@ -21,9 +21,10 @@ from .. import free_parking, monopoly
 
 RATED_KINDS = {free_parking.KIND: free_parking, monopoly.KIND: monopoly}
 """The kinds that have ratings: every game of two seats or more (solitaire is never rated)."""
-RATED_SEEDING = ("combined",)
-"""Seeds drawn from every seat's client seed and the committed server seed; ``fixed`` (an admin's or a chosen seed)
-and ``legacy`` ones are not rated."""
+RATED_SEEDING = ("combined", "duplicate")
+"""Seeds drawn from every seat's client seed and the committed server seed, or a duplicate tournament round's (drawn
+from the tournament's committed seed and every entrant's client seed); ``fixed`` (an admin's or a chosen seed) and
+``legacy`` ones are not rated."""
 
 
 class Place(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -64,6 +65,27 @@ def rated_game(envelopes: Sequence[Envelope], seeding: tuple[str, ...] = RATED_S
 
     ``seeding``: the seeds that count. The service and the offline tool keep the rule's; the bot league, measuring
     bots on seeded deals of its own, takes every game's order of finish the same way."""
+    ended = finished(envelopes, seeding)
+    if ended is None:
+        return None
+    last = envelopes[-1]
+    return RatedGame(game_id=last.game_id, kind=ended.kind, finished_at=last.at, version=last.seq, places=ended.places)
+
+
+class Finished(msgspec.Struct, frozen=True, kw_only=True):
+    """A game that ended with a result: its kind, its places, and its final state (each seat's total, worth, who is
+    out) — what a tournament's standings read besides the order of finish (``service/rules/rounds``)."""
+
+    kind: str
+    places: tuple[Place, ...]
+    state: Any
+    ended: Any  # the ending event: the card game's ``game_won``, Monopoly's ``game_ended``
+
+
+def finished(envelopes: Sequence[Envelope], seeding: tuple[str, ...] = RATED_SEEDING, *, closed: bool = False) -> Finished | None:
+    """``envelopes`` (a game's whole log from seq 1, public parts read) as a game ended with a result and its order of
+    finish; ``None`` for a solitaire, a seed not in ``seeding``, under two seats, or not over — and closed idle, unless
+    ``closed``: then every seat ties (a tournament's table closed idle still ends its round)."""
     if not envelopes or envelopes[0].seq != 1 or envelopes[0].type != "game_created":
         return None
     kind = msgspec.json.decode(envelopes[0].public, type=_Kind).kind
@@ -85,13 +107,18 @@ def rated_game(envelopes: Sequence[Envelope], seeding: tuple[str, ...] = RATED_S
         if env_type(event) in ("game_won", "game_ended"):
             ended = event
         elif env_type(event) == "game_closed":
-            return None
+            if not closed:
+                return None
+            ended = event
     if ended is None or any(st.player is None for st in state.seats):
         return None
-    keys = _free_parking_keys(state, ended) if kind == free_parking.KIND else _monopoly_keys(state, ended, out_at)
-    places = _places(state.seats, keys)
-    last = envelopes[-1]
-    return RatedGame(game_id=last.game_id, kind=kind, finished_at=last.at, version=last.seq, places=places)
+    if env_type(ended) == "game_closed":
+        keys: list[tuple] = [()] * len(state.seats)
+    elif kind == free_parking.KIND:
+        keys = _free_parking_keys(state, ended)
+    else:
+        keys = _monopoly_keys(state, ended, out_at)
+    return Finished(kind=kind, places=_places(state.seats, keys), state=state, ended=ended)
 
 
 class _Kind(msgspec.Struct):

@@ -26,6 +26,7 @@ from service.store.outage import Outage
 
 from .auth import new_id
 from .bot_budget import BUCKET_META
+from .errors import ApiError
 from .games import Games, now_ms
 from .kinds import KINDS
 from .player_events import tell_queue
@@ -143,7 +144,7 @@ class Matchmaker:
             await self._bots(game_id, first.kind, table.bots, [ratings[first.kind].get(e.player_id, DEFAULT_RATING)
                                                                 for e, _ in chosen], ratings[first.kind])
         except Exception as e:  # noqa: BLE001 - each player must hear of it, whatever stopped the table
-            log.exception("the queue's table %s could not be made", game_id)
+            _log_unmade(game_id, e)
             reason = f"the table could not be made ({type(e).__name__}); queue again"
             await self._settle(chosen, claimed, game_id, seats, reason)
             return 0
@@ -177,6 +178,17 @@ class Matchmaker:
             player = Player(name=f"{bot} bot", player_id=new_id("b"), bot=bot, bot_version=SIGHTED,
                             bot_params=params_of(kind, bot))
             await self.games.seat(game_id, player)
+
+
+def _log_unmade(game_id: str, e: Exception) -> None:
+    """A seat refused because its claim was settled as lost (``claim_lost``: this worker stalled past
+    ``SEATING_LOST_MS``) is the fence at work, an outcome foreseen and handled: a warning. Anything else stopped the
+    table unforeseen: an error, with its traceback."""
+    if isinstance(e, ApiError) and e.code == "claim_lost":
+        log.warning("the queue's table %s was left unmade: a claim of it was settled as lost while this worker made it",
+                    game_id)
+    else:
+        log.error("the queue's table %s could not be made", game_id, exc_info=e)
 
 
 def _bots_meta(chosen: list[tuple[Entry, bytes]]) -> dict[str, str]:

@@ -5,6 +5,7 @@ helper of the fence's change; each test failed before its fix."""
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from service.api import matchmaker
 from service.api import queue as queue_routes
@@ -75,3 +76,17 @@ async def test_a_player_seated_before_the_stall_is_told_seated_when_the_worker_w
         told = of(await read_player(api, api.tokens[first], lambda m: len(of(m, "queue")) >= 2), "queue")
         assert [(e["status"], e.get("game_id")) for e in told[:2]] == [("waiting", None), ("seated", game_id)]
 
+
+async def test_a_seat_refused_for_a_lost_claim_is_no_error_in_the_log(store_kind, tmp_path, monkeypatch, caplog):
+    """A worker that wakes after its claim was settled is the case the fence is for, handled: the log says it (a
+    warning, naming the game) without an error and its traceback, which an operator's alerting counts as a fault."""
+    async with served(make_settings(store_kind, tmp_path, **STALLED)) as api:
+        await _two_players(api)
+        table, game_id, _, second = await _stalled_at_the_second_seat(api, monkeypatch)
+        assert (await _settled_lost(api, monkeypatch, api.tokens[second]))["state"] == "cancelled"
+        with caplog.at_level(logging.INFO, logger="free_parking.queue"):
+            api.gate.set()
+            assert await table == 0
+        ours = [r for r in caplog.records if r.name == "free_parking.queue"]
+        assert [r.levelno for r in ours] == [logging.WARNING] and game_id in ours[0].getMessage()
+        assert ours[0].exc_info is None

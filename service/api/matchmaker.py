@@ -26,6 +26,7 @@ from service.store.outage import Outage
 
 from .auth import new_id
 from .bot_budget import BUCKET_META
+from .errors import ApiError
 from .games import Games, now_ms
 from .kinds import KINDS
 from .player_events import tell_queue
@@ -132,10 +133,10 @@ class Matchmaker:
                    for e, _ in chosen}
         if not await self.games.store.queue_claim([(e.player_id, raw, claimed[e.player_id]) for e, raw in chosen]):
             return 0
+        seats: dict[str, int] = {}
         try:
             meta = _bots_meta(chosen)  # a table of bot accounts only: its server bots are charged (bot_budget.py)
             await self.games.create(first.kind, first.seats, first.options, None, game_id=game_id, meta=meta)
-            seats = {}
             for e, _ in chosen:
                 player = Player(name=e.name, player_id=e.player_id, public_key=e.public_key, account=recorded(e.account))
                 _, seats[e.player_id] = await self.games.seat(game_id, player, client_seed=e.client_seed,
@@ -143,20 +144,29 @@ class Matchmaker:
             await self._bots(game_id, first.kind, table.bots, [ratings[first.kind].get(e.player_id, DEFAULT_RATING)
                                                                 for e, _ in chosen], ratings[first.kind])
         except Exception as e:  # noqa: BLE001 - each player must hear of it, whatever stopped the table
-            log.exception("the queue's table %s could not be made", game_id)
-            for entry, _ in chosen:
-                done = encode(Status(queue_id=entry.queue_id, state="cancelled", game_id=game_id,
-                                     reason=f"the table could not be made ({type(e).__name__}); queue again"))
-                # unless GET /queue settled it meanwhile (a claim this worker took too long over): then it was said
-                if await self.games.store.queue_settle(entry.player_id, claimed[entry.player_id], done):
-                    await tell_queue(self.games.store, entry.player_id, "cancelled", game_id=game_id,
-                                     reason="the table could not be made; queue again")
+            _log_unmade(game_id, e)
+            reason = f"the table could not be made ({type(e).__name__}); queue again"
+            await self._settle(chosen, claimed, game_id, seats, reason)
             return 0
-        for entry, _ in chosen:
-            done = encode(Status(queue_id=entry.queue_id, state="seated", game_id=game_id, seat=seats[entry.player_id]))
-            if await self.games.store.queue_settle(entry.player_id, claimed[entry.player_id], done):
-                await tell_queue(self.games.store, entry.player_id, "seated", game_id=game_id, seat=seats[entry.player_id])
+        await self._settle(chosen, claimed, game_id, seats)
         return 1
+
+    async def _settle(self, chosen: list[tuple[Entry, bytes]], claimed: dict[str, bytes], game_id: str,
+                      seats: dict[str, int], reason: str = "") -> None:
+        """Settle each player's claim as what the table did for them: ``seated`` (with the seat) if they sat down —
+        at a table left part-filled too, as ``GET /queue`` settles a lost claim from the game — else ``cancelled``
+        with ``reason``: told "queue again" while seated, a player would be seated twice for one queueing. Said on
+        their stream only if the claim was still theirs (a ``GET /queue`` that settled a claim this worker took too
+        long over said it)."""
+        for entry, _ in chosen:
+            seat = seats.get(entry.player_id)
+            if seat is not None:
+                done, told = Status(queue_id=entry.queue_id, state="seated", game_id=game_id, seat=seat), {"seat": seat}
+            else:
+                done = Status(queue_id=entry.queue_id, state="cancelled", game_id=game_id, reason=reason)
+                told = {"reason": "the table could not be made; queue again"}
+            if await self.games.store.queue_settle(entry.player_id, claimed[entry.player_id], encode(done)):
+                await tell_queue(self.games.store, entry.player_id, done.state, game_id=game_id, **told)
 
     async def _bots(self, game_id: str, kind: str, count: int, people: list[float], rated: dict[str, float]) -> None:
         """Fill ``count`` seats with the bot kind rated closest to the table's players (their mean rating)."""
@@ -168,6 +178,17 @@ class Matchmaker:
             player = Player(name=f"{bot} bot", player_id=new_id("b"), bot=bot, bot_version=SIGHTED,
                             bot_params=params_of(kind, bot))
             await self.games.seat(game_id, player)
+
+
+def _log_unmade(game_id: str, e: Exception) -> None:
+    """A seat refused because its claim was settled as lost (``claim_lost``: this worker stalled past
+    ``SEATING_LOST_MS``) is the fence at work, an outcome foreseen and handled: a warning. Anything else stopped the
+    table unforeseen: an error, with its traceback."""
+    if isinstance(e, ApiError) and e.code == "claim_lost":
+        log.warning("the queue's table %s was left unmade: a claim of it was settled as lost while this worker made it",
+                    game_id)
+    else:
+        log.error("the queue's table %s could not be made", game_id, exc_info=e)
 
 
 def _bots_meta(chosen: list[tuple[Entry, bytes]]) -> dict[str, str]:

@@ -31,10 +31,12 @@ from rich.progress import Progress
 
 from service.events.export import ExportError, load
 from service.rules.free_parking.bundle import is_bundle, load_bundle, ranking_csv, standings_csv
+from service.rules.rounds.bundle import is_rounds_bundle, load_rounds
 
 from service.events.receipt import Receipt
 
 from .bundle import BundleVerdict, audit, verify_bundle
+from .rounds import verify_rounds
 from .receipts import Keys, ReceiptsUnreadable, load_keys, read_receipts
 from .verify import receipts_part, receipts_verdict
 from .verify import verify
@@ -77,7 +79,8 @@ def _verify(args: argparse.Namespace) -> int:
                     errors += 1
                     ok = False
                 else:
-                    check = _check_bundle if is_bundle(data) else _check_log
+                    first = data.split(b"\n", 1)[0]
+                    check = _check_bundle if is_bundle(data) else _check_rounds if is_rounds_bundle(first) else _check_log
                     ok = check(data, args, console, bar, where)
             except (OSError, ExportError) as e:
                 console.print(f"REJECTED {path}: {e}", markup=False)
@@ -162,6 +165,21 @@ def _check_bundle(data: bytes, args: argparse.Namespace, console: Console, bar: 
         last = f"{status} {last.removeprefix('OK ')}; but the receipts given disagree with a table's log (above)"
     console.print(last + where, markup=False)
     return verdict.ok and agreed and not contested
+
+
+def _check_rounds(data: bytes, args: argparse.Namespace, console: Console, bar: Progress, where: str) -> bool:
+    """A tournament over rounds' bundle (``replays/rounds.py``): a line per table's log, per note and per problem, and
+    its verdict last."""
+    manifest, exports = load_rounds(data)
+    task = bar.add_task(f"tournament {manifest.tournament_id}", total=sum(len(envelopes) for _, envelopes in exports))
+    verdict = verify_rounds(manifest, exports, progress=lambda done: bar.update(task, completed=done), jobs=args.jobs)
+    bar.remove_task(task)
+    lines = verdict.lines()
+    for line in lines[:-1]:
+        if not (args.quiet and line.startswith("OK ")):
+            console.print(line, markup=False)
+    console.print(lines[-1] + where, markup=False)
+    return verdict.ok
 
 
 def _bundle_receipts(data: bytes, receipts: list[Receipt], keys: Keys | None) -> list[tuple[str, bool]]:

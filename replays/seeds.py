@@ -24,7 +24,7 @@ from service.events.envelope import Envelope
 from service.rules import rng
 
 HEX64 = re.compile(r"[0-9a-f]{64}")  # used with fullmatch: no "\n" after it (as "$" would let through)
-Mode = Literal["legacy", "combined", "fixed"]
+Mode = Literal["legacy", "combined", "fixed", "duplicate", "tournament"]
 
 
 class SeatSeed(msgspec.Struct, frozen=True, kw_only=True):
@@ -73,7 +73,7 @@ def seeding_of(envelopes: list[Envelope]) -> Seeding | None:
         return None
     config = created.get("config") if isinstance(created.get("config"), dict) else {}
     mode = created.get("seeding", "legacy")
-    mode = mode if mode in ("legacy", "combined", "fixed") else "legacy"
+    mode = mode if mode in ("legacy", "combined", "fixed", "duplicate", "tournament") else "legacy"
     seats: dict[int, SeatSeed] = {}
     for env in envelopes:
         if env.type != "seat_taken":
@@ -165,6 +165,10 @@ def describe(seeding: Seeding) -> str:
         return f"fixed seed (chosen by the {seeding.chosen_by}): the deal was not drawn fairly"
     if seeding.mode == "legacy":
         return "legacy seeding: the server's seed alone made the deal (a log from before client seeds)"
+    if seeding.mode in ("duplicate", "tournament"):
+        same = "every table of its round plays this deal" if seeding.mode == "duplicate" else "one table's own deal"
+        return (f"{seeding.mode}: a tournament round's seed, {same}, derived from the tournament's seed (its entrants' "
+                "client seeds and the committed server seed): check it with the tournament's bundle")
     brought = [s.seat for s in seeding.seats if s.source == "player"]
     derived = [s for s in seeding.seats if s.source != "player"]
     parts = []

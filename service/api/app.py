@@ -36,7 +36,9 @@ from .player_stream import bp as player_stream_bp
 from .openapi import spec
 from .players import bp as players_bp
 from .queue import bp as queue_bp
+from .rounds import bp as rounds_bp
 from .matchmaker import Matchmaker
+from .round_tables import RoundsAdvancer
 from .routes import bp
 from .runner import Runner
 from .settings import Settings
@@ -61,6 +63,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
     app.blueprint(live_bp)
     app.blueprint(player_stream_bp)
     app.blueprint(queue_bp)
+    app.blueprint(rounds_bp)
     errors.install(app)
     observe.install(app, settings.access_log)
     web.install(app)
@@ -111,6 +114,8 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
             app.ctx.matchmaker = Matchmaker(app.ctx.games, fill_ms=settings.queue_fill_ms,
                                             interval_ms=settings.queue_interval_ms)
             app.ctx.tasks.append(loop.create_task(app.ctx.matchmaker.run(app.ctx.stop)))
+            app.ctx.rounds = RoundsAdvancer(app)  # each tournament's next round, as the last one ends (round_tables.py)
+            app.ctx.tasks.append(loop.create_task(app.ctx.rounds.run(app.ctx.stop)))
         if settings.projector:
             app.ctx.projector = Projector(store, f"{socket.gethostname()}-{os.getpid()}", log_keep_ms=settings.log_keep_ms)
             app.ctx.tasks.append(loop.create_task(app.ctx.projector.run_forever(app.ctx.stop, poll_interval=settings.projector_poll_ms / 1000)))

@@ -19,7 +19,7 @@ import msgspec
 
 from service.bots.names import bot_name
 from service.events.base import Player
-from service.events.common import Create, TakeSeat
+from service.events.common import Create, Seeding, TakeSeat
 from service.events.entries import encode_entry
 from service.events.envelope import Envelope, canonical, redacted
 from service.store.store import AppendRequest, Store, command_digest
@@ -174,15 +174,18 @@ class Games:
         *,
         game_id: str | None = None,
         meta: dict[str, str] | None = None,
+        seeding: Seeding | None = None,
     ) -> Game:
         """Create a game; a tournament names its table's id (in its partition) and adds its own ``meta``.
 
         A ``seed`` given here was chosen (by the admin, or by a solitaire player): kinds that keep statistics mark it, and
         the game is ``fixed`` — dealt from that seed as is. Any other game is ``combined``: its seed is derived, when the
-        last seat is taken, from the seed drawn here (committed now) and every seat's client seed (docs/rng.md)."""
-        config = config_for(kind, seats, options, seed_chosen=seed is not None)
+        last seat is taken, from the seed drawn here (committed now) and every seat's client seed (docs/rng.md). A
+        tournament over rounds gives its table's ``seed`` with its own ``seeding`` (``duplicate``, ``tournament``):
+        derived from the tournament's seed, which nobody chose (``service/rules/rounds``)."""
+        config = config_for(kind, seats, options, seed_chosen=seed is not None and seeding is None)
         game_id = game_id or "g_" + secrets.token_hex(8)
-        seeding = "fixed" if seed is not None else "combined"
+        seeding = seeding or ("fixed" if seed is not None else "combined")
         seed = seed if seed is not None else secrets.token_bytes(32)
         game = Game.new(kind, game_id, config, seed)
         created_at = now_ms()

@@ -36,6 +36,7 @@ from .routes import (
     EVENTS_AFTER,
     _caller,
     _finished,
+    withheld,
     _games,
     _int_arg,
     _int_query,
@@ -125,7 +126,7 @@ async def stream(request: Request, game_id: str) -> HTTPResponse | None:
                 if not batch:  # the store no longer has what the watch read (Redis lost writes): start again
                     break
             if batch:
-                reveal = who.admin or watch.finished  # as GET /events: everything once the game is over
+                reveal = who.admin or (watch.finished and not withheld(game))  # as GET /events: all once it is over
                 signed = (receipts.of(game_id, e.seq, e.hash, e.at) if receipts else None for e in batch)  # once per seq
                 await response.send(b"".join(_message(env if reveal else redacted(env), r) for env, r in zip(batch, signed)))
                 after, last_sent = batch[-1].seq, loop.time()

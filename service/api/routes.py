@@ -97,7 +97,13 @@ def _finished(game: Game) -> bool:
 
 
 def _sees_all(game: Game, who: Caller) -> bool:
-    return who.admin or _finished(game)
+    return who.admin or (_finished(game) and not withheld(game))
+
+
+def withheld(game: Game) -> bool:
+    """A duplicate round's table keeps its seed and every hidden card from everyone but the admin, finished or not:
+    the other tables of its round are dealt the same cards (RULES.md §4); its tournament's bundle publishes them."""
+    return game.state.seeding == "duplicate"
 
 
 def _arg(request: Request, name: str) -> str | None:
@@ -203,6 +209,9 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
         raise ApiError(400, "invalid_request", "A bot's seat is never keyed: send `public_key` only for a person's seat", bot=body.bot)
     public_key = sound_key(body.public_key) or (await registered_key(store, who) if registered else None)
     meta = await store.meta(game_id) or {}
+    if "rounds" in meta:  # its seats are the draw's, each taken in its order by the tournament (round_tables.py)
+        raise ApiError(409, "seat_reserved", "A round's table is seated by its tournament, as drawn: its entrants "
+                       "are seated for them", game_id=game_id, tournament_id=meta["rounds"])
     reserved = frozenset(msgspec.json.decode(meta.get("reserved", "[]"), type=list[str]))  # a tournament table's
     token: str | None = None
     if body.bot is not None:
@@ -366,7 +375,7 @@ async def export(request: Request, game_id: str) -> ResponseStream:
             raise ApiError(400, "invalid_request", "?as must be a seat of this game, and it has none", name="as")
         if not (_sees_all(game, who) or _seat_of(game, who) == viewer):
             raise ApiError(403, "forbidden", "A seat's record is its own (and the admin's) until the game is over")
-        header = export_header(game, with_seed=finished, viewer=f"seat {viewer}")
+        header = export_header(game, with_seed=finished and not withheld(game), viewer=f"seat {viewer}")
         # the seat's record is the same whoever asks: its own secrets kept, every other withheld
         envelopes = seat_record(game.rules, await request.app.ctx.store.read(game_id, count=version), viewer)
     header = signed_header(request, header, envelopes)

@@ -128,9 +128,10 @@ class GameCreatedAnswer(msgspec.Struct):
     seed_commitment: str
     version: int
     head: str
-    seeding: Literal["combined", "fixed"] = "combined"
+    seeding: Literal["combined", "fixed", "duplicate", "tournament"] = "combined"
     """``combined``: the seed will be derived from the committed one and every seat's client seed; ``fixed``: the seed
-    given at creation deals as is, and client seeds are recorded but change nothing (docs/rng.md)."""
+    given at creation deals as is, and client seeds are recorded but change nothing (docs/rng.md); ``duplicate`` and
+    ``tournament``: a tournament round's table, dealt from a seed derived from the tournament's (docs/tournaments.md)."""
 
 
 class SeatedPlayer(msgspec.Struct, omit_defaults=True):
@@ -325,13 +326,33 @@ _TOURNAMENT_OPTIONS = {
 }
 
 
+TOURNAMENT_OPTIONS = _TOURNAMENT_OPTIONS
+ROUNDS_CARD_OPTIONS = {
+    "type": "object",
+    "properties": {**_FREE_PARKING.options_schema()["properties"], "mode": {"enum": ["standard", "tournament"]}},
+    "additionalProperties": False,
+}
+_ROUNDS_OPTIONS = {"anyOf": [ROUNDS_CARD_OPTIONS, KINDS["monopoly"].options_schema()]}
+
+
 class CreateTournament(Request):
-    """Every table is a Free Parking game in tournament mode (``options.mode``, if given, must say so)."""
+    """``format`` ``tables`` (the default): one round of tables named here, each a Free Parking game in tournament mode
+    (``options.mode``, if given, must say so). ``rounds``: ``rounds`` rounds at tables of ``table_size``, drawn as each
+    round ends, for the ``entrants`` named (registered player ids) or ``"open"`` to entry (``POST …/entries``); the
+    card game (either mode) or Monopoly (``options.max_rounds`` required); ``duplicate`` deals (the card game): every
+    table of a round dealt the same cards, ranked by matchpoints (docs/tournaments.md)."""
 
     name: Name
-    kind: Literal["free-parking"]
-    tables: Annotated[list[TournamentTable], msgspec.Meta(min_length=1, max_length=64)]
-    options: Annotated[dict[str, Any], msgspec.Meta(extra_json_schema=_TOURNAMENT_OPTIONS)] = {}
+    kind: Literal["free-parking", "monopoly"]
+    format: Literal["tables", "rounds"] = "tables"
+    tables: Annotated[list[TournamentTable], msgspec.Meta(min_length=1, max_length=64)] | msgspec.UnsetType = msgspec.UNSET
+    rounds: Annotated[int, msgspec.Meta(ge=1, le=12)] | msgspec.UnsetType = msgspec.UNSET
+    table_size: Annotated[int, msgspec.Meta(ge=2, le=8)] | msgspec.UnsetType = msgspec.UNSET
+    entrants: Annotated[list[PlayerId], msgspec.Meta(max_length=256)] | Literal["open"] | msgspec.UnsetType = msgspec.UNSET
+    duplicate: bool = False
+    bot: Literal["greedy", "expert", "random", "strategic"] | msgspec.UnsetType = msgspec.UNSET
+    """The bot kind that fills a short table (default: ``greedy`` in the card game, ``strategic`` in Monopoly)."""
+    options: Annotated[dict[str, Any], msgspec.Meta(extra_json_schema=_ROUNDS_OPTIONS)] = {}
 
 
 class TableSummary(msgspec.Struct, kw_only=True):
@@ -343,7 +364,7 @@ class TableSummary(msgspec.Struct, kw_only=True):
     status: Literal["waiting", "playing", "finished"]
 
 
-class TournamentAnswer(msgspec.Struct, kw_only=True):
+class TournamentAnswer(msgspec.Struct, kw_only=True, tag="tables", tag_field="format"):
     tournament_id: str
     name: str
     kind: str
@@ -360,7 +381,7 @@ class TableStandingAnswer(msgspec.Struct, kw_only=True):
     standing: TableStanding | None
 
 
-class StandingsAnswer(msgspec.Struct, kw_only=True):
+class StandingsAnswer(msgspec.Struct, kw_only=True, tag="tables", tag_field="format"):
     tournament_id: str
     status: Literal["playing", "finished"]
     tables: list[TableStandingAnswer]

@@ -16,7 +16,6 @@ import msgspec
 from sanic import Blueprint, HTTPResponse, Request
 from sanic.response import ResponseStream
 
-from service.store.durability import loses_nothing
 from service.events.envelope import canonical
 from service.store.keys import table_id
 from service.projections import read_standings
@@ -38,7 +37,12 @@ from .errors import ApiError, not_found
 from .games import now_ms
 from .kinds import config_for
 from .openapi import doc, streamed
-from .routes import _answer, _arg, _caller, _decode, _games, signed_header
+from .routes import _answer, _arg, _caller, _decode, _games, _int_arg, signed_header
+from . import rounds
+from .round_exports import FORMATS as ROUND_FORMATS, RoundsStandingsAnswer, round_export, round_standings
+from .round_records import RoundsAnswer, decode_record, is_rounds
+from .round_tables import advance, summary
+from .tournament_common import load_raw, volatile_refusal
 
 bp = Blueprint("tournaments")
 
@@ -68,28 +72,15 @@ class Tournament(msgspec.Struct, kw_only=True):
 _record = msgspec.json.Decoder(Tournament)
 
 
-def _volatile_refusal(request: Request) -> ApiError | None:
-    """Why this service may not hold a tournament, if it may not: an acknowledged event could be lost.
-
-    Durable means nothing acknowledged is lost even when the machine goes down (WAITAOF, ``appendfsync always``,
-    an fsynced journal); the embedded store's journal that is only flushed survives a crash of the service, not of
-    the machine, so it does not count. ``--allow-volatile`` accepts the risk.
-    """
-    durability = request.app.ctx.durability
-    if loses_nothing(durability) or request.app.ctx.settings.allow_volatile:
-        return None
-    return ApiError(
-        503,
-        "not_durable",
-        "Tournaments need a store that loses nothing acknowledged, and this one may "
-        f"({durability.guarantee}): start the service with FREE_PARKING_DURABILITY=durable (--durability durable; "
-        "on the embedded store with --fsync too), or with --allow-volatile (FREE_PARKING_ALLOW_VOLATILE=true) to accept the risk",
-        durability=durability.method,
-    )
-
-
 async def _checked_tables(request: Request, body: s.CreateTournament) -> dict[str, Any]:
     """The options every table is created with, once every table and reserved player has been checked (400)."""
+    if body.tables is msgspec.UNSET or body.kind != "free-parking":
+        raise ApiError(400, "invalid_request", "A tournament of tables is of `kind` free-parking, with its `tables` "
+                       "named; for rounds drawn as they go (and Monopoly), send `format: \"rounds\"`")
+    if not (body.rounds is msgspec.UNSET and body.table_size is msgspec.UNSET and body.entrants is msgspec.UNSET
+            and not body.duplicate and body.bot is msgspec.UNSET):
+        raise ApiError(400, "invalid_request", "`rounds`, `table_size`, `entrants`, `duplicate` and `bot` belong to "
+                       "`format: \"rounds\"`")
     if body.options.get("mode", "tournament") != "tournament":
         raise ApiError(400, "invalid_request", "A tournament's tables are played in tournament mode: leave `mode` out or set it to \"tournament\"")
     # a tournament's tables run a turn clock unless the organiser sets another (``null``: none): a seat nobody plays
@@ -110,16 +101,18 @@ async def _checked_tables(request: Request, body: s.CreateTournament) -> dict[st
 
 
 @bp.post("/tournaments")
-@doc("post", "/tournaments", "Create a tournament and its tables (admin only)", body=s.CreateTournament,
-     answers={201: s.TournamentAnswer}, errors=(400, 401, 403, 413, 503), auth="required")
+@doc("post", "/tournaments", "Create a tournament: its tables, or its rounds (admin only)", body=s.CreateTournament,
+     answers={201: s.TournamentAnswer | RoundsAnswer}, errors=(400, 401, 403, 413, 503), auth="required")
 async def create(request: Request) -> HTTPResponse:
     who = await _caller(request)
     if not who.admin:
         raise ApiError(401 if who.anonymous else 403, "unauthorized" if who.anonymous else "forbidden",
                        "Only the admin creates tournaments")
     body = _decode(request, s.CreateTournament)
+    if body.format == "rounds":
+        return await rounds.create(request, body)
     options = await _checked_tables(request, body)
-    refusal = _volatile_refusal(request)
+    refusal = volatile_refusal(request)
     if refusal is not None:
         raise refusal
     tournament_id = "t_" + secrets.token_hex(8)
@@ -135,13 +128,6 @@ async def create(request: Request) -> HTTPResponse:
     record = Tournament(tournament_id=tournament_id, name=body.name, kind=body.kind, options=options, created_at=now_ms(), tables=tables)
     await request.app.ctx.store.put_tournament(tournament_id, msgspec.json.encode(record))
     return _answer(await _summary(request, record), 201)
-
-
-async def _load(request: Request, tournament_id: str) -> Tournament:
-    raw = await request.app.ctx.store.tournament(tournament_id)
-    if raw is None:
-        raise not_found("tournament", tournament_id)
-    return _record.decode(raw)
 
 
 async def _statuses(request: Request, record: Tournament) -> list[dict[str, str]]:
@@ -165,20 +151,28 @@ async def _summary(request: Request, record: Tournament) -> s.TournamentAnswer:
 
 
 @bp.get("/tournaments/<tournament_id:str>")
-@doc("get", "/tournaments/<tournament_id:str>", "A tournament, its tables and their status", answers={200: s.TournamentAnswer},
+@doc("get", "/tournaments/<tournament_id:str>", "A tournament, its tables and their status", answers={200: s.TournamentAnswer | RoundsAnswer},
      errors=(401, 404, 503))
 async def get_tournament(request: Request, tournament_id: str) -> HTTPResponse:
     await _caller(request)  # an unknown token is refused, as everywhere
-    return _answer(await _summary(request, await _load(request, tournament_id)))
+    raw = await load_raw(request, tournament_id)
+    if is_rounds(raw):
+        record = decode_record(raw)
+        await advance(request.app, record)  # a read moves it on too: no worker's advancer needs to be the one
+        return _answer(await summary(request.app, record))
+    return _answer(await _summary(request, _record.decode(raw)))
 
 
 @bp.get("/tournaments/<tournament_id:str>/standings")
 @doc("get", "/tournaments/<tournament_id:str>/standings",
      "Each table's standing and the players ranked across tables (a read model: each table says the version it reflects)",
-     answers={200: s.StandingsAnswer}, errors=(401, 404, 503))
+     answers={200: s.StandingsAnswer | RoundsStandingsAnswer}, errors=(401, 404, 503))
 async def standings(request: Request, tournament_id: str) -> HTTPResponse:
     await _caller(request)
-    record = await _load(request, tournament_id)
+    raw = await load_raw(request, tournament_id)
+    if is_rounds(raw):
+        return _answer(await round_standings(request.app, decode_record(raw)))
+    record = _record.decode(raw)
     rows = await read_standings(request.app.ctx.store, tournament_id, [t.game_id for t in record.tables])
     tables = [s.TableStandingAnswer(table=t.table, game_id=t.game_id, version=version, standing=standing)
               for t, (standing, version) in zip(record.tables, rows, strict=True)]
@@ -198,18 +192,30 @@ _FORMATS = ("ndjson", "csv", "ranking-csv")
 @bp.get("/tournaments/<tournament_id:str>/export")
 @doc("get", "/tournaments/<tournament_id:str>/export",
      "The tournament bundle as NDJSON: a manifest, then every table's full export (`?format=csv`, `ranking-csv`: CSV)",
-     answers={200: str}, errors=(400, 401, 403, 404, 503), content_type="application/x-ndjson", also=("text/csv",),
-     query={"format": ({"enum": list(_FORMATS)}, "ndjson (default): the bundle; csv: the standings, one row per player per "
-                       "round with the player's rank; ranking-csv: the ranking, one row per player (CSVs in UTF-8 with a BOM)")})
+     answers={200: str}, errors=(400, 401, 403, 404, 409, 503), content_type="application/x-ndjson", also=("text/csv", "text/html"),
+     query={"format": ({"enum": list(dict.fromkeys(_FORMATS + ROUND_FORMATS))},
+                       "ndjson (default): the bundle; csv: the standings, one row per player per round with the player's "
+                       "rank (rounds: the per-round results, with matchpoints); ranking-csv: the ranking, one row per "
+                       "player (tables only); sheet-csv, sheet-html: a round's tables and seats, to print (rounds only, "
+                       "with ?round=); CSVs in UTF-8 with a BOM"),
+            "round": ({"type": "integer", "minimum": 1, "maximum": 10_000}, "the round of a sheet (sheet-csv, sheet-html)")})
 @streamed
 async def export(request: Request, tournament_id: str) -> HTTPResponse | ResponseStream:
     """Open to the admin, and to anyone once every table has finished: the exports reveal every seed and hand."""
     who = await _caller(request)
     form = _arg(request, "format")
     form = "ndjson" if form is None else form
+    if _arg(request, "round") is not None:  # read only by a rounds tournament's sheets, and checked wherever it is sent
+        _int_arg(request, "round", 1, 1, 10_000)
+    raw = await load_raw(request, tournament_id)
+    if is_rounds(raw):
+        return await round_export(request, decode_record(raw), who, form)
+    if form in ROUND_FORMATS and form not in _FORMATS:  # a format of the other kind of tournament: this one has none
+        raise ApiError(409, "not_offered", f"{form} is a tournament over rounds' export; this one is one round of "
+                       "tables (ndjson, csv, ranking-csv)", format=form)
     if form not in _FORMATS:
-        raise ApiError(400, "invalid_request", "?format must be ndjson, csv or ranking-csv")
-    record = await _load(request, tournament_id)
+        raise ApiError(400, "invalid_request", "?format must be one of ndjson, csv, ranking-csv, sheet-csv, sheet-html")
+    record = _record.decode(raw)
     games = _games(request)
     tables = [await games.fresh(t.game_id) for t in record.tables]
     finished = all(g.rules.status_of(g.state) == "finished" for g in tables)

@@ -12,13 +12,14 @@ Seat = Annotated[int, msgspec.Meta(ge=0, le=7)]
 Hex64 = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}(?!\n)$")]
 CardId = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
 Millis = Annotated[int, msgspec.Meta(ge=0, le=2**62)]
-Seeding = Literal["legacy", "combined", "fixed", "duplicate"]
+Seeding = Literal["legacy", "combined", "fixed", "duplicate", "tournament"]
 """How a game's seed was made (``docs/rng.md``): ``combined`` — derived, when the last seat is taken, from the committed
 server seed and every seat's client seed; ``fixed`` — a seed the admin (or a solitaire player) chose, used as is;
 ``legacy`` — the server seed used as is, by a log from before client seeds (the default, so old logs read as they were);
 ``duplicate`` — a duplicate tournament round's seed, used as is by every table of the round (``service/rules/rounds``):
 drawn from the tournament's committed seed and its entrants' client seeds, and revealed with the tournament's bundle
-once every table of the round has finished, not by the game."""
+once every table of the round has finished, not by the game; ``tournament`` — a table of a tournament over rounds
+without duplicate deals, dealt from a seed derived from the tournament's (``rounds.table_seed``)."""
 ClientSeedFrom = Literal["player", "server"]
 
 

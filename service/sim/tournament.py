@@ -6,7 +6,6 @@ does over HTTP, with no store. For the rounds' tests and for measuring what dupl
 from __future__ import annotations
 
 import hashlib
-import hmac
 import random
 from collections.abc import Mapping
 
@@ -44,8 +43,8 @@ def simulate_tournament(kind: str, entrants: Mapping[str, str], rounds_count: in
         results = []
         for table in draw.tables:
             game_id = f"g_sim_r{r}_t{table.table}"
-            table_seed = deal or hmac.digest(seed, f"table:{r}:{table.table}".encode(), "sha256")
-            sim = _table(kind, game_id, table, entrants, table_seed, "duplicate" if duplicate else "fixed", options)
+            table_seed = deal or rounds.table_seed(seed, r, table.table)
+            sim = _table(kind, game_id, table, entrants, table_seed, "duplicate" if duplicate else "tournament", options)
             result = rounds.table_result(r, table, game_id, sim.envelopes)
             assert result is not None, f"{game_id} did not finish"
             results.append(result)

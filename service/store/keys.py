@@ -19,6 +19,14 @@ def partition(game_id: str) -> int:
     return zlib.crc32(game_id.encode()) % PARTITIONS
 
 
+def round_table_id(tournament_id: str, round_no: int, table: int) -> str:
+    """The game id of table ``table`` of round ``round_no`` of a tournament over rounds, in its partition (as
+    ``table_id``): ``g_<tournament>_r<round>t<table>_<n>``, the same whichever worker makes it."""
+    home = partition(tournament_id)
+    stem = tournament_id.removeprefix("t_")
+    return next(g for n in itertools.count() if partition(g := f"g_{stem}_r{round_no}t{table}_{n}") == home)
+
+
 def table_id(tournament_id: str, table: int) -> str:
     """The game id of a tournament's ``table``: the first of ``g_<tournament>_t<table>_<n>`` that falls in the
     tournament's partition (about ``PARTITIONS`` tries), so that a table's keys share the tournament's hash tag."""
@@ -137,6 +145,16 @@ class Keys:
         """Which table each registered player of a tournament sits at (or is reserved at): player id -> game id, in
         the tournament's partition, so a table's append checks and takes its claim atomically."""
         return f"{self.ns}:tseats:{self.tag(partition(tournament_id))}:{tournament_id}"
+
+    def tournament_state(self, tournament_id: str) -> str:
+        """A tournament over rounds' state as it goes (``Store.tournament_enter``…): its entrants (``e:<player id>``),
+        whether entry is closed (``closed``), its start (``started``: the combined seed) and each round's draw
+        (``draw:<round>``), each written once; in the tournament's partition, beside its record and tables."""
+        return f"{self.ns}:tstate:{self.tag(partition(tournament_id))}:{tournament_id}"
+
+    def tournaments_playing(self) -> str:
+        """The tournaments over rounds still playing (a set): each worker's advancer draws their next rounds."""
+        return f"{self.ns}:tplaying"
 
     def tournament_projection(self, name: str, tournament_id: str) -> str:
         return f"{self.ns}:proj:{name}:{self.tag(partition(tournament_id))}:{tournament_id}"

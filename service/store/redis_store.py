@@ -21,6 +21,7 @@ from .buckets import RATE_GIVE_BACK_LUA, RATE_TAKE_ALL_LUA, RATE_TAKE_LUA
 from .keys import PARTITIONS, STATUSES
 from .pool import CONNECTIONS, WAIT_MS, WaitingPool
 from .queue import RedisQueueOps
+from .rounds import RedisRoundsOps
 from .told import RedisToldOps
 from .resp import fast_packing
 from .store import (
@@ -120,7 +121,7 @@ def _parse_append(result: list[Any]) -> Appended:
     return Appended("ok", int(detail), int(result[2]), int(detail))
 
 
-class RedisStore(RedisToldOps, RedisQueueOps, Store):
+class RedisStore(RedisToldOps, RedisQueueOps, RedisRoundsOps, Store):
     """A real Redis (or Cluster): appends by the Lua script, many games' appends in one pipeline."""
 
     name = "redis"

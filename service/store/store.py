@@ -37,6 +37,7 @@ from service.events.entries import envelopes_after, xrange_bounds
 from service.events.envelope import Envelope
 from .keys import PARTITIONS, STATUSES, Keys, partition
 from .queue import QueueOps
+from .rounds import RoundsOps
 from .projection_writes import ProjectionWrites
 from .told import ToldOps
 
@@ -51,7 +52,7 @@ __all__ = [
 ]
 
 
-class Store(ProjectionWrites, ToldOps, QueueOps):
+class Store(ProjectionWrites, ToldOps, QueueOps, RoundsOps):
     """Reads shared by both stores; subclasses say how a write is carried out."""
 
     name: str = "redis"

@@ -257,8 +257,9 @@ async def test_docs_serves_a_page_that_loads_the_document(api, document):
 async def test_the_tournament_export_documents_its_formats_and_the_ranking_its_rounds_won(document):
     export = document["paths"]["/tournaments/{tournament_id}/export"]["get"]
     form = next(p for p in export["parameters"] if p["name"] == "format")
-    assert form["in"] == "query" and form["schema"]["enum"] == ["ndjson", "csv", "ranking-csv"]
-    assert {"application/x-ndjson", "text/csv"} <= set(export["responses"]["200"]["content"])
+    assert form["in"] == "query" and form["schema"]["enum"] == ["ndjson", "csv", "ranking-csv", "sheet-csv", "sheet-html"]
+    assert {"application/x-ndjson", "text/csv", "text/html"} <= set(export["responses"]["200"]["content"])
+    assert next(p for p in export["parameters"] if p["name"] == "round")["schema"]["minimum"] == 1
     ranked = document["components"]["schemas"]["Ranked"]
     assert "rounds_won" in ranked["required"] and ranked["properties"]["rounds_won"]["type"] == "integer"
 

@@ -132,8 +132,9 @@ def _cards(ids: tuple[str, ...]) -> list[Card]:
 
 
 def view(s: State, seat: int | None, *, reveal: bool = False) -> FreeParkingView:
-    """What ``seat`` (``None``: a spectator) sees; ``reveal`` shows every hand (admin, or a finished game)."""
-    show_all = reveal or s.phase == "finished"
+    """What ``seat`` (``None``: a spectator) sees; ``reveal`` shows every hand (admin, or a finished game — but not a
+    duplicate round's table: the other tables of its round play the same cards, and may still be playing)."""
+    show_all = reveal or (s.phase == "finished" and s.seeding != "duplicate")
     players = [
         PlayerView(
             seat=i,

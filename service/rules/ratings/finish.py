@@ -21,9 +21,10 @@ from .. import free_parking, monopoly
 
 RATED_KINDS = {free_parking.KIND: free_parking, monopoly.KIND: monopoly}
 """The kinds that have ratings: every game of two seats or more (solitaire is never rated)."""
-RATED_SEEDING = ("combined", "duplicate")
+RATED_SEEDING = ("combined", "duplicate", "tournament")
 """Seeds drawn from every seat's client seed and the committed server seed, or a duplicate tournament round's (drawn
-from the tournament's committed seed and every entrant's client seed); ``fixed`` (an admin's or a chosen seed) and
+from the tournament's committed seed and every entrant's client seed), and a tournament round's table (derived from
+that seed too); ``fixed`` (an admin's or a chosen seed) and
 ``legacy`` ones are not rated."""
 
 

@@ -4,11 +4,12 @@ ranks with these functions, and ``replays verify`` re-derives every draw and sta
 """
 
 from .draw import Draw, DrawnTable, draw_round, table_sizes
-from .seeds import entrant_seed, round_seed, tournament_seed
+from .seeds import commitment, entrant_seed, round_seed, table_seed, tournament_seed
 from .standings import RoundLine, Standing, TableResult, matchpoints, met_of, place_points, ranks_of, standings, table_result
 
 __all__ = [
     "Draw",
+    "commitment",
     "DrawnTable",
     "RoundLine",
     "Standing",
@@ -22,6 +23,7 @@ __all__ = [
     "round_seed",
     "standings",
     "table_result",
+    "table_seed",
     "table_sizes",
     "tournament_seed",
 ]

@@ -17,6 +17,7 @@ from .. import rng
 
 ENTRANT_DOMAIN = b"free-parking/entrant-seed/v1"
 ROUND_DOMAIN = b"free-parking/round-seed/v1"
+TABLE_DOMAIN = b"free-parking/table-seed/v1"
 
 
 def entrant_seed(server_seed: bytes, player_id: str) -> bytes:
@@ -35,6 +36,12 @@ def round_seed(seed: bytes, round_no: int) -> bytes:
     """A duplicate round's deal, the same at every table: ``HMAC-SHA256(key=tournament seed,
     msg=utf8("free-parking/round-seed/v1:<round>"))``."""
     return hmac.digest(seed, ROUND_DOMAIN + b":%d" % round_no, "sha256")
+
+
+def table_seed(seed: bytes, round_no: int, table: int) -> bytes:
+    """A table's deal in a round without duplicate deals: ``HMAC-SHA256(key=tournament seed,
+    msg=utf8("free-parking/table-seed/v1:<round>:<table>"))`` — every table its own, none chosen."""
+    return hmac.digest(seed, TABLE_DOMAIN + b":%d:%d" % (round_no, table), "sha256")
 
 
 def commitment(seed: bytes) -> str:

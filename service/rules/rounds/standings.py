@@ -22,7 +22,7 @@ from service.events.envelope import Envelope
 from ..ratings.finish import finished
 from .draw import DrawnTable
 
-EVERY_SEEDING = ("legacy", "combined", "fixed", "duplicate")
+EVERY_SEEDING = ("legacy", "combined", "fixed", "duplicate", "tournament")
 
 
 class SeatResult(msgspec.Struct, frozen=True, kw_only=True):

@@ -70,15 +70,28 @@ async def advance(app: Sanic, record: RoundsRecord) -> None:
         draws.append(msgspec.json.decode(stood, type=DrawRecord))
 
 
+RESULTS_KEPT = 4096
+"""Finished tables' results kept in each worker: a finished game never changes, and without them every read of the
+standings would read every table's whole log again (a cheap way for anyone to make a worker busy)."""
+_results: dict[tuple[str, int, str], TableResult] = {}
+
+
 async def round_results(store: Any, drawn: DrawRecord, round_no: int) -> list[TableResult | None]:
     """Each table's result (``None`` while it plays), from its log: the store's, or the archive's once archived."""
     out: list[TableResult | None] = []
     for table, game_id in zip(drawn.draw.tables, drawn.games, strict=True):
-        meta = await store.meta(game_id) or {}
-        if meta.get("status") != "finished":
-            out.append(None)
-            continue
-        out.append(rules.table_result(round_no, table, game_id, await store.read(game_id)))
+        key = (store.keys.ns, round_no, game_id)  # one worker may serve several stores (the tests' apps)
+        if key not in _results:
+            meta = await store.meta(game_id) or {}
+            result = rules.table_result(round_no, table, game_id, await store.read(game_id)) \
+                if meta.get("status") == "finished" else None
+            if result is None:
+                out.append(None)
+                continue
+            if len(_results) >= RESULTS_KEPT:
+                _results.pop(next(iter(_results)))
+            _results[key] = result
+        out.append(_results[key])
     return out
 
 

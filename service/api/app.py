@@ -39,6 +39,7 @@ from .queue import bp as queue_bp
 from .rounds import bp as rounds_bp
 from .matchmaker import Matchmaker
 from .round_tables import RoundsAdvancer
+from .records import bp as records_bp
 from .routes import bp
 from .runner import Runner
 from .settings import Settings
@@ -58,6 +59,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
         app.config.PROXIES_COUNT = settings.proxies_count
     app.ctx.settings = settings
     app.blueprint(bp)
+    app.blueprint(records_bp)
     app.blueprint(players_bp)
     app.blueprint(tournaments_bp)
     app.blueprint(live_bp)

@@ -19,7 +19,8 @@ from .auth import Caller
 from .errors import ApiError
 from .round_records import RoundsRecord, draws_of, entrants_of
 from .round_tables import advance, standings_now
-from .routes import _arg, _games, signed_header
+from .records import signed_header
+from .routes import _arg, _games
 
 FORMATS = ("ndjson", "csv", "sheet-csv", "sheet-html")
 """A tournament over rounds' exports: its bundle, its per-round results, and a round's sheet (``?round=``)."""

@@ -37,7 +37,8 @@ from .errors import ApiError, not_found
 from .games import now_ms
 from .kinds import config_for
 from .openapi import doc, streamed
-from .routes import _answer, _arg, _caller, _decode, _games, _int_arg, signed_header
+from .records import signed_header
+from .routes import _answer, _arg, _caller, _decode, _games, _int_arg
 from . import rounds
 from .round_exports import FORMATS as ROUND_FORMATS, RoundsStandingsAnswer, round_export, round_standings
 from .round_records import RoundsAnswer, decode_record, is_rounds

@@ -62,4 +62,5 @@ async def test_the_published_schema_documents_both_fields_in_the_listing_and_eve
         properties = schemas[name]["properties"]
         assert {"seeding", "seed_chosen_by"} <= set(properties), name
         assert "seed_chosen_by" not in schemas[name].get("required", []), name  # old clients: nothing new is required
-    assert set(schemas["GameSummary"]["properties"]["seeding"]["enum"]) == {"combined", "fixed", "legacy"}
+    assert set(schemas["GameSummary"]["properties"]["seeding"]["enum"]) == {"combined", "fixed", "legacy", "duplicate",
+                                                                          "tournament"}

@@ -110,6 +110,8 @@ async def test_a_monopoly_tournament_over_rounds_plays_to_the_end_and_its_bundle
     standings = await wait_for(final, 60)
     assert standings["rounds_finished"] == 2 and len(standings["standings"]) == 5
     assert [len(s["rounds"]) for s in standings["standings"]] == [2] * 5
+    short = [line for s in standings["standings"] for line in s["rounds"] if line.get("bots")]
+    assert len(short) == 2 and all(line["bots"] == 1 for line in short)  # a table short each round, marked
     assert sum(line["points"] for s in standings["standings"] for line in s["rounds"]) <= 2 * 3  # a bot takes some
 
     bundle = (await api.get(f"/tournaments/{tid}/export")).content  # public once every round has finished

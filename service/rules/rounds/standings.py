@@ -43,7 +43,8 @@ class TableResult(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class RoundLine(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """One entrant's round: their table and dealt seat, place, score, the place's points, and (duplicate) matchpoints."""
+    """One entrant's round: their table and dealt seat, place, score, the place's points, (duplicate) matchpoints, and
+    how many of the table's seats bots filled (a short table: RULES.md §4 marks it in the standings)."""
 
     round: int
     table: int
@@ -53,6 +54,7 @@ class RoundLine(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     score: int
     points: float
     matchpoints: float | None = None
+    bots: int = 0
 
 
 class Standing(msgspec.Struct, frozen=True, kw_only=True):
@@ -135,7 +137,8 @@ def standings(names: Mapping[str, str], rounds: Sequence[Sequence[TableResult]],
                 if s.player_id is not None and s.player_id in lines:
                     lines[s.player_id].append(RoundLine(round=r.round, table=r.table, game_id=r.game_id, seat=s.seat,
                                                         rank=s.rank, score=s.score, points=s.points,
-                                                        matchpoints=mp.get((r.table, s.seat))))
+                                                        matchpoints=mp.get((r.table, s.seat)),
+                                                        bots=sum(o.player_id is None for o in r.seats)))
     rows = []
     for player_id, mine in lines.items():
         points = sum((line.matchpoints or 0.0) if duplicate else line.points for line in mine)

@@ -24,7 +24,7 @@ from .auth import Caller
 from .errors import ApiError
 from .games import now_ms
 from .kinds import KINDS, config_for
-from .openapi import doc, extend
+from .openapi import doc, extend, named
 from .routes import _answer, _caller, _decode
 from .round_records import Entrant, RoundsAnswer, RoundsRecord, Started, decode_record, encode, entrants_of, is_rounds
 from .round_tables import advance, summary
@@ -57,20 +57,20 @@ class EntrantAnswer(msgspec.Struct, kw_only=True):
     seed_from: str
 
 
-_ROUNDS_ONLY = ("rounds", "table_size", "entrants", "bot")
 extend(s.CreateTournament, {"anyOf": [
-    {"properties": {"format": {"enum": ["tables"]}, "kind": {"enum": ["free-parking"]}, "duplicate": {"enum": [False]},
-                    "options": s.TOURNAMENT_OPTIONS},
-     "required": ["tables"], "not": {"anyOf": [{"required": [f]} for f in _ROUNDS_ONLY]}},
-    {"properties": {"format": {"enum": ["rounds"]}, "kind": {"enum": ["free-parking"]}, "options": s.ROUNDS_CARD_OPTIONS,
-                    "bot": {"enum": list(KINDS["free-parking"].bots)}},
-     "required": ["format", "rounds", "table_size", "entrants"], "not": {"required": ["tables"]}},
-    {"properties": {"format": {"enum": ["rounds"]}, "kind": {"enum": ["monopoly"]}, "duplicate": {"enum": [False]},
+    {"properties": {"format": {"enum": ["tables"]}, "kind": {"enum": ["free-parking"]},
+                    "options": named("TablesTournamentOptions", s.TOURNAMENT_OPTIONS)},
+     "required": ["tables"]},
+    {"properties": {"format": {"enum": ["rounds"]}, "kind": {"enum": ["free-parking"]},
+                    "options": KINDS["free-parking"].options_ref(), "bot": {"enum": list(KINDS["free-parking"].bots)}},
+     "required": ["format", "rounds", "table_size", "entrants"]},
+    {"properties": {"format": {"enum": ["rounds"]}, "kind": {"enum": ["monopoly"]},
                     "bot": {"enum": list(KINDS["monopoly"].bots)},
-                    "options": {**KINDS["monopoly"].options_schema(), "required": ["max_rounds"],
-                                "properties": {**KINDS["monopoly"].options_schema()["properties"],
-                                               "max_rounds": {"type": "integer", "minimum": 1, "maximum": 10_000}}}},
-     "required": ["format", "rounds", "table_size", "entrants", "options"], "not": {"required": ["tables"]}},
+                    "options": named("MonopolyRoundsOptions", {
+                        **KINDS["monopoly"].options_schema(), "required": ["max_rounds"],
+                        "properties": {**KINDS["monopoly"].options_schema()["properties"],
+                                       "max_rounds": {"type": "integer", "minimum": 1, "maximum": 10_000}}})},
+     "required": ["format", "rounds", "table_size", "entrants", "options"]},
 ]})
 """Each format and kind tied to its own fields and options, for clients (and fuzzers) reading the document."""
 
@@ -79,13 +79,13 @@ def _checked(body: s.CreateTournament) -> tuple[dict[str, Any], int, int]:
     """The tables' options, rounds and table size of a ``rounds`` body, every rule of the format checked (400)."""
     if body.tables is not msgspec.UNSET:
         raise ApiError(400, "invalid_request", "A tournament over rounds draws its tables: send `rounds` and "
-                       "`table_size`, not `tables`")
+                       "`table_size`, not `tables`", format="rounds")
     if body.rounds is msgspec.UNSET or body.table_size is msgspec.UNSET or body.entrants is msgspec.UNSET:
         raise ApiError(400, "invalid_request", "A tournament over rounds needs `rounds`, `table_size` and `entrants` "
                        "(player ids, or \"open\")")
     if body.duplicate and body.kind != "free-parking":
         raise ApiError(400, "invalid_request", "Duplicate deals are the card game's: Monopoly's dice are drawn as play "
-                       "goes, so one seed does not give every table the same luck")
+                       "goes, so one seed does not give every table the same luck", format="rounds")
     if body.kind == "monopoly" and not body.options.get("max_rounds"):
         raise ApiError(400, "invalid_request", "A Monopoly tournament's tables need `options.max_rounds`: a round "
                        "ends when its every table has, and an uncapped game may go on for hours")

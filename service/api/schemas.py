@@ -327,12 +327,7 @@ _TOURNAMENT_OPTIONS = {
 
 
 TOURNAMENT_OPTIONS = _TOURNAMENT_OPTIONS
-ROUNDS_CARD_OPTIONS = {
-    "type": "object",
-    "properties": {**_FREE_PARKING.options_schema()["properties"], "mode": {"enum": ["standard", "tournament"]}},
-    "additionalProperties": False,
-}
-_ROUNDS_OPTIONS = {"anyOf": [ROUNDS_CARD_OPTIONS, KINDS["monopoly"].options_schema()]}
+_ROUNDS_OPTIONS = {"anyOf": [KINDS["free-parking"].options_ref(), KINDS["monopoly"].options_ref()]}
 
 
 class CreateTournament(Request):

@@ -81,7 +81,7 @@ async def _checked_tables(request: Request, body: s.CreateTournament) -> dict[st
     if not (body.rounds is msgspec.UNSET and body.table_size is msgspec.UNSET and body.entrants is msgspec.UNSET
             and not body.duplicate and body.bot is msgspec.UNSET):
         raise ApiError(400, "invalid_request", "`rounds`, `table_size`, `entrants`, `duplicate` and `bot` belong to "
-                       "`format: \"rounds\"`")
+                       "`format: \"rounds\"`", format="tables")
     if body.options.get("mode", "tournament") != "tournament":
         raise ApiError(400, "invalid_request", "A tournament's tables are played in tournament mode: leave `mode` out or set it to \"tournament\"")
     # a tournament's tables run a turn clock unless the organiser sets another (``null``: none): a seat nobody plays

@@ -57,7 +57,7 @@ async def shoot(page, path) -> None:
 @pytest.mark.live_settings(allow_volatile=True)  # a tournament is refused on a store that may lose what it acknowledged
 async def test_a_tournament_is_entered_followed_round_by_round_and_ranked_on_the_page(live, browser, tmp_path):
     players = {name: await register(live, name) for name in ("Ann", "Bob")}
-    body = {**MONOPOLY, "name": "Club night", "entrants": "open"}
+    body = {**MONOPOLY, "options": {"max_rounds": 1}, "name": "Club night", "entrants": "open"}  # a lap a table: quick
     r = await live.post("/tournaments", json=body, headers=ADMIN_HEADERS)
     assert r.status_code == 201, r.text
     t = r.json()
@@ -106,6 +106,7 @@ async def test_a_tournament_is_entered_followed_round_by_round_and_ranked_on_the
 
     started = (await live.post(f"/tournaments/{tid}/start", headers=ADMIN_HEADERS)).json()
     first = started["drawn"][0]["tables"]
+    await page.clock.run_for(POLL_MS)  # the next read now rather than in up to 3 s: only the page's timers move
     await page.wait_for_selector(".t-round[data-round='1'] .t-table")
     await page.wait_for_selector("#t-standings-table tbody tr")
     assert await page.locator("#t-enter").count() == 0
@@ -133,12 +134,13 @@ async def test_a_tournament_is_entered_followed_round_by_round_and_ranked_on_the
     tokens = {pid: token for pid, token in players.values()} | {cy: cy_token}
     await play_round(live, tokens, first)
     second = (await drawn(live, tid, 2))["drawn"][1]["tables"]
+    await page.clock.run_for(POLL_MS)
     await page.wait_for_selector(".t-round[data-round='2'][data-status='playing'] .t-table")
     assert await page.get_attribute(".t-round[data-round='1']", "data-status") == "finished"
     sheet = await page.get_attribute(".t-round[data-round='2'] a.sheet-link", "href")
     assert sheet == f"/tournaments/{tid}/export?format=sheet-html&round=2"
     await play_round(live, tokens, second)
-
+    await page.clock.run_for(POLL_MS)
     await page.wait_for_selector("#tournament[data-status='finished'] #t-standings h3:has-text('Final standings')")
     final = (await live.get(f"/tournaments/{tid}/standings")).json()
     assert final["status"] == "finished"

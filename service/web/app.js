@@ -1,6 +1,6 @@
 // The single page: a lobby, a table per game (its kind's module from tables/), and a replay viewer.
 // Hash routes: #/ (lobby), #/games/{id} (play with this browser's token), #/games/{id}/watch (spectate),
-// #/replay/{id} (a finished game, event by event). Only the public HTTP API, through api.js.
+// #/replay/{id} (a finished game, event by event), #/tournaments/{id} (tournament.js). Only the public HTTP API, through api.js.
 import * as api from "./api.js";
 import { verifyExport } from "./evidence.js";
 import { evidencePanel } from "./keeping.js";
@@ -15,6 +15,7 @@ import { stillLegal } from "./signing.js";
 import { POLL_MAX_MS, every, offlineBanner } from "./reach.js";
 import { ACTIONS, yourTurn, yourTurnBadge } from "./yourturn.js";
 import { playNow } from "./queue.js";
+import { tournamentPage } from "./tournament.js";
 
 const POLL_MS = 500;
 const CLOCKED_KINDS = new Set(["free-parking", "monopoly"]);   // the kinds whose config has turn_seconds
@@ -431,6 +432,7 @@ function route() {
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
   if (parts[0] === "games" && parts[1]) stopPage = gamePage(parts[1], parts[2] === "watch");
   else if (parts[0] === "replay" && parts[1]) stopPage = replayPage(main, parts[1], { flash, notFound });
+  else if (parts[0] === "tournaments" && parts[1]) stopPage = tournamentPage(main, parts[1], { flash, notFound, title: TITLE });
   else stopPage = lobby();
   showWho();
 }

@@ -11,6 +11,16 @@ export function seedingWords(game) {
     return { kind: "fair", title: "Fair deal", detail: "drawn from the server's committed seed and every player's own seed",
              short: "drawn with every player's own seed" };
   }
+  // a tournament's table (docs/tournaments.md, "Seeds"): dealt from the tournament's seed, which nobody chose — until
+  // these two had words of their own they read as an "older deal", drawn by the server alone, which they are not
+  if (game.seeding === "tournament") {
+    return { kind: "fair", title: "Tournament deal", detail: "drawn from the tournament's seed: its committed seed and every entrant's own",
+             short: "drawn with every entrant's own seed" };
+  }
+  if (game.seeding === "duplicate") {
+    return { kind: "fair", title: "Duplicate deal", detail: "every table of this round is dealt these same cards, from the tournament's seed "
+             + "(its committed seed and every entrant's own)", short: "the same cards at every table of the round" };
+  }
   if (game.seeding === "fixed") {
     const who = WHO[game.seed_chosen_by] || "someone";
     return { kind: "fixed", title: "Fixed deal", detail: `${who} chose this seed — your seed will change nothing`,

@@ -91,8 +91,23 @@ export function save(record) {
 export function clientSeedFor(gameId) {
   const record = kept(gameId);
   if (record.client_seed) return record.client_seed;
-  const seed = hex(crypto.getRandomValues(new Uint8Array(32)));
+  const seed = newSeed();
   save({ ...record, client_seed: seed });
+  return seed;
+}
+
+/** A fresh client seed: 32 bytes of `crypto.getRandomValues`, 64 lowercase hex (docs/rng.md). */
+export const newSeed = () => hex(crypto.getRandomValues(new Uint8Array(32)));
+
+/** The client seed this page enters tournament `tournamentId` with, made and kept before it is sent for the reason a
+ *  seat's is (clientSeedFor): an entry refused and tried again brings the same share of the tournament's seed. Kept
+ *  apart from the games' evidence records (`fp.entry.<id>`): it is no game's. */
+export function entrySeedFor(tournamentId) {
+  const key = `fp.entry.${tournamentId}`;
+  const known = localStorage.getItem(key);
+  if (known && HEX(64).test(known)) return known;
+  const seed = newSeed();
+  localStorage.setItem(key, seed);
   return seed;
 }
 

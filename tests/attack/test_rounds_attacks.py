@@ -218,3 +218,20 @@ async def test_the_results_and_a_round_sheet_read_no_table_log(organised, monkey
         assert r.status_code == 200, r.text
     assert (await api.get(f"/tournaments/{tid}/export")).status_code == 403  # the bundle: refused before any read
     assert reads == []
+
+
+async def test_open_entry_stops_at_the_most_entrants(organised, monkeypatch):
+    """Every read of a tournament walks its tables; open entry took every registered player who asked."""
+    from service.store import rounds as stored
+
+    monkeypatch.setattr(stored, "MOST_ENTRANTS", 2)
+    api = organised
+    tid = (await api.post("/tournaments", headers=ADMIN_HEADERS,
+                          json={**CARD_ROUNDS, "name": "Full", "entrants": "open"})).json()["tournament_id"]
+    for name in ("Ann", "Bob"):
+        _, token = await register(api, name)
+        assert (await api.post(f"/tournaments/{tid}/entries", json={}, headers=bearer(token))).status_code == 201
+    _, token = await register(api, "Cy")
+    r = await api.post(f"/tournaments/{tid}/entries", json={}, headers=bearer(token))
+    assert r.status_code == 409 and r.json()["error"]["code"] == "entry_full", r.text
+    assert len((await api.get(f"/tournaments/{tid}")).json()["entrants"]) == 2

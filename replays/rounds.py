@@ -8,11 +8,13 @@ matchpoints — are recomputed from the logs and compared. Any difference is nam
 
 from __future__ import annotations
 
+from collections import Counter
+
 import msgspec
 
 from service.rules import rounds as rules
 from service.rules.rounds.bundle import Export, RoundsManifest
-from service.rules.rounds.standings import TableResult
+from service.rules.rounds.standings import Standing, TableResult
 
 from .bundle import Progress, TableVerdict, verify_logs, where
 from .seeds import seeding_of
@@ -53,6 +55,12 @@ def verify_rounds(manifest: RoundsManifest, exports: list[Export], *, progress: 
         verdict.problems.append(f"the bundle's logs are not the draws' tables in order: {len(held)} logs, "
                                 f"{len(listed)} tables drawn")
         return verdict
+    verdict.problems += _shape(manifest, exports)
+    if verdict.problems:
+        return verdict
+    if not verdict.ok:
+        verdict.problems.append("a table's log does not verify: no draw, deal or standing is re-derived from the logs")
+        return verdict
     seed = _seed(manifest, verdict)
     if seed is None:
         return verdict
@@ -77,6 +85,22 @@ def verify_rounds(manifest: RoundsManifest, exports: list[Export], *, progress: 
             verdict.notes.append(f"round {r}: every table dealt from the round's seed {deal[:16]}…")
     _standings(manifest, names, results, verdict)
     return verdict
+
+
+def _shape(manifest: RoundsManifest, exports: list[Export]) -> list[str]:
+    """What the manifest must be before anything is re-derived from it: a round's games for each round's draw, one
+    to a table; each entrant listed once (else one line could show a client seed the seed was not made from); every
+    log a game of the tournament's kind."""
+    problems = []
+    tables, games = [len(d.tables) for d in manifest.draws], [len(g) for g in manifest.games]
+    if tables != games:
+        problems.append(f"the manifest's draws and its games do not match: tables {tables}, games {games} by round")
+    twice = sorted(p for p, n in Counter(e.player_id for e in manifest.entrants).items() if n > 1)
+    if twice:
+        problems.append(f"the manifest lists entrant(s) more than once: {', '.join(twice)}")
+    problems += [f"{header.game_id} is a {header.kind} game, and the tournament's are {manifest.kind}"
+                 for header, _ in exports if header.kind != manifest.kind]
+    return problems
 
 
 def _seed(manifest: RoundsManifest, verdict: RoundsVerdict) -> bytes | None:
@@ -144,11 +168,18 @@ def _standings(manifest: RoundsManifest, names: dict[str, str], results: list[li
     again = rules.standings(names, results, duplicate=manifest.duplicate)
     if len(results) != manifest.rounds_finished:
         verdict.problems.append(f"the manifest says {manifest.rounds_finished} round(s) finished, the logs {len(results)}")
+    if len(results) != manifest.rounds:  # its seeds are published once every round has finished
+        verdict.problems.append(f"the manifest says the tournament has {manifest.rounds} round(s), its logs finish "
+                                f"{len(results)}")
     if again != manifest.standings:
-        first = next((a, b) for a, b in zip(again, manifest.standings + [None] * len(again)) if a != b)  # type: ignore[operator]
-        said = f"{first[1].player_id} rank {first[1].rank}, {first[1].points} points" if first[1] else "nothing"
-        verdict.problems.append(f"the standings are not the logs': {first[0].player_id} ranks {first[0].rank} with "
-                                f"{first[0].points} points (the manifest: {said})")
+        padded = max(len(again), len(manifest.standings))
+        logs, said = (next((a, b) for a, b in zip(again + [None] * padded, manifest.standings + [None] * padded)
+                           if a != b))
+        verdict.problems.append(f"the standings are not the logs': {_standing(logs)} (the manifest: {_standing(said)})")
+
+
+def _standing(standing: Standing | None) -> str:
+    return f"{standing.player_id} ranks {standing.rank} with {standing.points} points" if standing else "nobody"
 
 
 def _label(manifest: RoundsManifest, game_id: str) -> str:

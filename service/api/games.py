@@ -198,7 +198,11 @@ class Games:
             "seats": str(seats),
             "seeding": seeding,  # for GET /games, which reads metadata only
         }
-        await self._append(game, Create(seeding=seeding, key_id=self.key_id), None, None, "", meta=meta, now=created_at)
+        try:
+            await self._append(game, Create(seeding=seeding, key_id=self.key_id), None, None, "", meta=meta, now=created_at)
+        except _Conflict:  # only a game id named by its caller can be taken: a round's table, made by another worker
+            raise ApiError(409, "version_conflict", "A game of this id exists already: another worker made it a moment "
+                           "ago", game_id=game_id) from None
         self._remember(game)
         return game
 

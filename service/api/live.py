@@ -36,6 +36,7 @@ from .routes import (
     EVENTS_AFTER,
     _caller,
     _finished,
+    refuse_unwatched,
     withheld,
     _games,
     _int_arg,
@@ -91,7 +92,7 @@ component(Envelope)
 
 @bp.get("/games/<game_id:str>/events/stream")
 @doc("get", "/games/<game_id:str>/events/stream", "The game's events as Server-Sent Events, redacted for the caller",
-     answers={200: SSE_EVENT, 204: None}, errors=(400, 401, 404, 503), content_type="text/event-stream",
+     answers={200: SSE_EVENT, 204: None}, errors=(400, 401, 403, 404, 503), content_type="text/event-stream",
      query={"after": _int_query(*EVENTS_AFTER, "the last seq you have (default 0); Last-Event-ID wins when both are sent")},
      headers={"Last-Event-ID": ({"type": "string", "pattern": f"^{LAST_EVENT_ID}$"}, "the last seq you have: a reconnect resumes after it")})
 @streamed
@@ -105,6 +106,7 @@ async def stream(request: Request, game_id: str) -> HTTPResponse | None:
     games = _games(request)
     store, receipts = request.app.ctx.store, request.app.ctx.receipts
     game = await games.fresh(game_id)  # 404 (and 503) before the stream starts, in the error shape
+    refuse_unwatched(game, who)
     if _finished(game) and after >= game.version:
         return HTTPResponse(status=204)
     loop = asyncio.get_running_loop()

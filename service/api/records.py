@@ -31,6 +31,8 @@ from .routes import (
     _receipt,
     _seat_of,
     _sees_all,
+    _shown,
+    refuse_unwatched,
     withheld,
 )
 
@@ -38,24 +40,25 @@ bp = Blueprint("records")
 
 
 @bp.get("/games/<game_id:str>/events")
-@doc("get", "/games/<game_id:str>/events", "Events after a seq, redacted for the caller", answers={200: s.EventsPage}, errors=(400, 401, 404, 503),
+@doc("get", "/games/<game_id:str>/events", "Events after a seq, redacted for the caller", answers={200: s.EventsPage}, errors=(400, 401, 403, 404, 503),
      query={"after": _int_query(*EVENTS_AFTER, "the last seq you have (default 0)"), "limit": _int_query(*EVENTS_LIMIT, "1–5000, default 500")})
 async def events(request: Request, game_id: str) -> HTTPResponse:
     who = await _caller(request)
     after = _int_arg(request, "after", EVENTS_AFTER[2], *EVENTS_AFTER[:2])
     limit = _int_arg(request, "limit", EVENTS_LIMIT[2], *EVENTS_LIMIT[:2])
-    at, envelopes = await _games(request).events(game_id, after, limit, lambda game: _sees_all(game, who))
+    at, envelopes = await _games(request).events(game_id, after, limit, _shown(who))
     return _answer(s.EventsPage(at.version, at.head, envelopes, _receipt(request, game_id, at.version, at.head, at.at)))
 
 
 @bp.get("/games/<game_id:str>/audit")
-@doc("get", "/games/<game_id:str>/audit", "The audit log: one line per event", answers={200: str}, errors=(401, 404, 503), content_type="text/plain")
+@doc("get", "/games/<game_id:str>/audit", "The audit log: one line per event", answers={200: str}, errors=(401, 403, 404, 503), content_type="text/plain")
 async def audit(request: Request, game_id: str) -> HTTPResponse:
     """Public lines come from the audit read model, completed by the events it has not reached yet; a reader who
     may see everything (the admin, anyone once the game is over) gets every hidden part spelled out too."""
     who = await _caller(request)
     store = request.app.ctx.store
     game = await _games(request).fresh(game_id)
+    refuse_unwatched(game, who)
     if _sees_all(game, who):
         lines = audit_lines(game.rules, await store.read(game_id), reveal=True)
     else:
@@ -67,7 +70,7 @@ async def audit(request: Request, game_id: str) -> HTTPResponse:
 
 @bp.get("/games/<game_id:str>/log")
 @doc("get", "/games/<game_id:str>/log", "The move log in plain words, players by name, redacted for the caller", answers={200: s.LogPage},
-     errors=(400, 401, 404, 503), query={"after": _int_query(*EVENTS_AFTER, "the last seq you have (default 0)")})
+     errors=(400, 401, 403, 404, 503), query={"after": _int_query(*EVENTS_AFTER, "the last seq you have (default 0)")})
 async def move_log(request: Request, game_id: str) -> HTTPResponse:
     """One line per event after `after`, oldest first, to the game's `version` (docs/log.md): what each player and
     bot did, named as they sat at that event (a trade of places moves the names), each answer with what it answered
@@ -79,7 +82,7 @@ async def move_log(request: Request, game_id: str) -> HTTPResponse:
     after = _int_arg(request, "after", EVENTS_AFTER[2], *EVENTS_AFTER[:2])
     games = _games(request)
     # names are read from the seats taken: the page is written from seq 1, and only its lines after `after` are sent
-    at, envelopes = await games.events(game_id, 0, EVENTS_AFTER[1], lambda game: _sees_all(game, who))
+    at, envelopes = await games.events(game_id, 0, EVENTS_AFTER[1], _shown(who))
     game = await games.load(game_id)
     lines = log_lines(game.rules, envelopes, player_id=who.player_id, after=after)
     return _answer(s.LogPage(at.version, [s.LogLine(seq, when, words, notice) for seq, when, words, notice in lines]))
@@ -87,11 +90,11 @@ async def move_log(request: Request, game_id: str) -> HTTPResponse:
 
 @bp.get("/games/<game_id:str>/scores")
 @doc("get", "/games/<game_id:str>/scores", "The scores read model (it may lag: `version` says how far it reflects)",
-     answers={200: s.ScoresAnswer}, errors=(404, 503), auth="none")
+     answers={200: s.ScoresAnswer}, errors=(401, 403, 404, 503))
 async def scores(request: Request, game_id: str) -> HTTPResponse:
+    who = await _caller(request)
+    refuse_unwatched(await _games(request).load(game_id), who)  # 404 for a game that does not exist
     model, version = await read_scores(request.app.ctx.store, game_id)
-    if model is None:
-        await _games(request).load(game_id)  # 404 for a game that does not exist
     return _answer(s.ScoresAnswer(version, model))
 
 

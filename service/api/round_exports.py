@@ -12,7 +12,7 @@ from sanic.response import ResponseStream
 
 from service.events.envelope import canonical
 from service.rules.engine import export_header
-from service.rules.rounds.bundle import EntrantLine, RoundsManifest, dump_rounds, results_csv, sheet_csv, sheet_rows
+from service.rules.rounds.bundle import EntrantLine, Export, RoundsManifest, dump_rounds, results_csv, sheet_csv, sheet_rows
 from service.rules.rounds.standings import Standing
 
 from .auth import Caller
@@ -56,11 +56,11 @@ async def round_export(request: Request, record: RoundsRecord, who: Caller, form
                        "rank (GET …/standings) and csv gives each round's results", format=form)
     if form not in FORMATS:
         raise ApiError(400, "invalid_request", f"?format must be one of {', '.join(FORMATS)}")
-    manifest, exports = await _manifest(request, record)
+    manifest = await _manifest(request, record)
     if form == "ndjson":
         if not (who.admin or manifest.status == "finished"):
             raise ApiError(403, "forbidden", "The tournament's logs are published when every round has finished (or to the admin)")
-        return _bundle(record, manifest, exports)
+        return _bundle(record, manifest, await _exports(request, manifest))
     if form == "csv":
         return _file(results_csv(manifest), "text/csv; charset=utf-8", f"{record.tournament_id}-results.csv")
     round_no = _round(request, manifest)
@@ -78,20 +78,14 @@ def _round(request: Request, manifest: RoundsManifest) -> int:
     return int(raw)
 
 
-async def _manifest(request: Request, record: RoundsRecord) -> tuple[RoundsManifest, list[Any]]:
-    store, games = request.app.ctx.store, _games(request)
+async def _manifest(request: Request, record: RoundsRecord) -> RoundsManifest:
+    store = request.app.ctx.store
     await advance(request.app, record)
     entrants, started, state = await entrants_of(store, record.tournament_id)
     draws = draws_of(state)
     table, finished_rounds = await standings_now(store, record)
     finished = finished_rounds == record.rounds
-    exports = []
-    for drawn in draws:
-        for game_id in drawn.games:
-            game = await games.fresh(game_id)
-            envelopes = await store.read(game_id, count=game.version)
-            exports.append((signed_header(request, export_header(game, with_seed=True), envelopes), envelopes))
-    manifest = RoundsManifest(
+    return RoundsManifest(
         tournament_id=record.tournament_id, name=record.name, kind=record.kind,
         options=msgspec.Raw(canonical(record.options)), rounds=record.rounds, table_size=record.table_size,
         duplicate=record.duplicate, bot=record.bot, created_at=record.created_at,
@@ -101,10 +95,22 @@ async def _manifest(request: Request, record: RoundsRecord) -> tuple[RoundsManif
         entrants=[EntrantLine(player_id=p, name=e.name, client_seed=e.client_seed, seed_from=e.seed_from)
                   for p, e in sorted(entrants.items())],
         draws=[d.draw for d in draws], games=[d.games for d in draws], standings=table, rounds_finished=finished_rounds)
-    return manifest, exports
 
 
-def _bundle(record: RoundsRecord, manifest: RoundsManifest, exports: list[Any]) -> ResponseStream:
+async def _exports(request: Request, manifest: RoundsManifest) -> list[Export]:
+    """Every table's export in the draws' order: read for the bundle alone, and only once the caller may have it. The
+    results and the sheets come from the manifest, so anyone asking for them again and again makes no worker read and
+    sign every table's log each time."""
+    store, games = request.app.ctx.store, _games(request)
+    exports: list[Export] = []
+    for game_id in (game_id for round_games in manifest.games for game_id in round_games):
+        game = await games.fresh(game_id)
+        envelopes = await store.read(game_id, count=game.version)
+        exports.append((signed_header(request, export_header(game, with_seed=True), envelopes), envelopes))
+    return exports
+
+
+def _bundle(record: RoundsRecord, manifest: RoundsManifest, exports: list[Export]) -> ResponseStream:
     async def write(response: Any) -> None:
         for line in dump_rounds(manifest, exports):
             await response.write(line)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from typing import Any
 
 import msgspec
@@ -131,15 +132,25 @@ async def _make(app: Sanic, record: RoundsRecord, table: rules.DrawnTable, game_
 def _players(record: RoundsRecord, entrants: dict[str, Any], table: rules.DrawnTable, game_id: str) -> list[Player]:
     """The table's players in seat order: each entrant as registered (keyed with their key), a bot where none sits —
     with an id fixed by the table and seat, so two workers seating it seat one bot."""
-    out = []
+    out, shared = [], _shared_keys(entrants)
     for seat, player_id in enumerate(table.seats):
         if player_id is None:
             out.append(Player(name=f"{record.bot} bot", player_id=f"b_{game_id}_{seat}", bot=record.bot,
                               bot_version=SIGHTED, bot_params=params_of(record.kind, record.bot)))
         else:
             e = entrants[player_id]
-            out.append(Player(name=e.name, player_id=player_id, public_key=e.public_key, account=recorded(e.account)))
+            key = None if e.public_key in shared else e.public_key
+            out.append(Player(name=e.name, player_id=player_id, public_key=key, account=recorded(e.account)))
     return out
+
+
+def _shared_keys(entrants: dict[str, Any]) -> set[str]:
+    """The public keys more than one entrant entered with (a public key is public: anyone may send another's). A key
+    keys one seat per game, so the second of two such entrants drawn to one table could never be seated there: the
+    table waited for ever and the seats after it were taken one early. Such a key keys neither entrant's seats; the
+    entrants are fixed at the start, so every worker decides alike."""
+    counts = Counter(e.public_key for e in entrants.values() if e.public_key)
+    return {key for key, n in counts.items() if n > 1}
 
 
 async def standings_now(store: Any, record: RoundsRecord) -> tuple[list[Standing], int]:

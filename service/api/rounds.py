@@ -144,7 +144,8 @@ async def load(request: Request, tournament_id: str) -> RoundsRecord:
      body=Enter, answers={201: EntrantAnswer}, errors=(400, 401, 403, 404, 409, 413, 503), auth="required")
 async def enter(request: Request, tournament_id: str) -> HTTPResponse:
     """A registered player enters a tournament open to entry, with their client seed; the admin enters a registered
-    `player_id` into any tournament (their seed derived). 409 `already_entered`, or `entry_closed` once it started."""
+    `player_id` into any tournament (their seed derived). 409 `already_entered`, `entry_closed` once it started, or
+    `entry_full` at the most entrants (256)."""
     who = await _caller(request)
     if who.anonymous:
         raise ApiError(401, "unauthorized", "Enter with a registered player's token (POST /players), or as the organiser")
@@ -157,6 +158,8 @@ async def enter(request: Request, tournament_id: str) -> HTTPResponse:
         raise ApiError(409, "entry_closed", "The tournament has started: entry is closed", tournament_id=tournament_id)
     if outcome == "already":
         raise ApiError(409, "already_entered", "This player has entered already", player_id=entrant.player_id)
+    if outcome == "full":
+        raise ApiError(409, "entry_full", "The tournament has as many entrants as it takes", tournament_id=tournament_id)
     return _answer(EntrantAnswer(tournament_id=tournament_id, player_id=entrant.player_id, name=entrant.name,
                                  client_seed=entrant.client_seed, seed_from=entrant.seed_from), 201)
 

@@ -100,6 +100,26 @@ def withheld(game: Game) -> bool:
     return game.state.seeding == "duplicate"
 
 
+def refuse_unwatched(game: Game, who: Caller) -> None:
+    """403 unless the caller may read ``game``'s play at all: anyone may, but at a duplicate round's table only its own
+    players and the admin. Every table of the round is dealt the same cards, so what one table plays face up (a card
+    from a hand) tells an entrant at another, or anyone who passes it on, the cards their opponents hold."""
+    if withheld(game) and not who.admin and _seat_of(game, who) is None:
+        raise ApiError(403, "forbidden", "A duplicate round's table is watched by its own players (and the admin) "
+                       "only: the round's other tables are dealt the same cards. Its tournament's bundle publishes it",
+                       game_id=game.game_id)
+
+
+def _shown(who: Caller) -> Any:
+    """What a read of events asks of the game it reads: may the caller read it at all (403), and see every secret."""
+
+    def sees_all(game: Game) -> bool:
+        refuse_unwatched(game, who)
+        return _sees_all(game, who)
+
+    return sees_all
+
+
 def _arg(request: Request, name: str) -> str | None:
     """A query parameter as sent: ``?limit=`` is a blank value (refused), not an absent one (the default)."""
     return request.get_args(keep_blank_values=True).get(name)
@@ -227,10 +247,11 @@ async def join(request: Request, game_id: str) -> HTTPResponse:
 
 
 @bp.get("/games/<game_id:str>")
-@doc("get", "/games/<game_id:str>", "The caller's view of a game", answers={200: s.GameView}, errors=(401, 404, 503))
+@doc("get", "/games/<game_id:str>", "The caller's view of a game", answers={200: s.GameView}, errors=(401, 403, 404, 503))
 async def get_game(request: Request, game_id: str) -> HTTPResponse:
     who = await _caller(request)
     game = await _games(request).fresh(game_id)
+    refuse_unwatched(game, who)
     return _answer(_view(request, game, who))
 
 

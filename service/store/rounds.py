@@ -14,16 +14,24 @@ from typing import Any
 from .contract import Projected, raise_first
 
 CLOSED = "closed"
+MOST_ENTRANTS = 256
+"""The most entrants a tournament takes (as many as the organiser may name): open entry is anyone's, and every read of
+a tournament, anyone's to repeat, walks its every table."""
 
-# KEYS: the tournament's state; ARGV: field, record. 'entered', 'already' (the field is there) or 'closed'
+# KEYS: the tournament's state; ARGV: field, record, most. 'entered', 'already' (the field is there), 'closed' or
+# 'full' (until the start the state holds its entrants alone)
 ENTER_LUA = """
 if redis.call('HEXISTS', KEYS[1], 'closed') == 1 then
   return 'closed'
 end
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
-  return 'entered'
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+  return 'already'
 end
-return 'already'
+if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then
+  return 'full'
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 'entered'
 """
 
 
@@ -33,10 +41,11 @@ class RoundsOps:
     r: Any
     keys: Any
 
-    async def tournament_enter(self, tournament_id: str, player_id: str, record: bytes) -> str:
-        """Enter ``player_id`` with ``record``: ``entered``, ``already`` (entered before: the first record stands) or
-        ``closed`` (the tournament has started)."""
-        return (await self._write("tournament_enter", tournament_id, player_id, record)).outcome  # type: ignore[attr-defined]
+    async def tournament_enter(self, tournament_id: str, player_id: str, record: bytes, most: int | None = None) -> str:
+        """Enter ``player_id`` with ``record``: ``entered``, ``already`` (entered before: the first record stands),
+        ``closed`` (the tournament has started) or ``full`` (``most`` entrants, by default ``MOST_ENTRANTS``)."""
+        most = MOST_ENTRANTS if most is None else most
+        return (await self._write("tournament_enter", tournament_id, player_id, record, most)).outcome  # type: ignore[attr-defined]
 
     async def tournament_close(self, tournament_id: str) -> None:
         """Close entry: from now on ``tournament_enter`` answers ``closed``."""
@@ -65,11 +74,17 @@ class RoundsOps:
         raw = await self._read(self.r.hgetall(self.keys.tournament_state(tournament_id)))  # type: ignore[attr-defined]
         return {(k.decode() if isinstance(k, bytes) else k): v for k, v in raw.items()}
 
-    async def _op_tournament_enter(self, tournament_id: str, player_id: str, record: bytes) -> Entered:
+    async def _op_tournament_enter(self, tournament_id: str, player_id: str, record: bytes,
+                                   most: int = MOST_ENTRANTS) -> Entered:
         key = self.keys.tournament_state(tournament_id)
         if await self.r.hexists(key, CLOSED):
             return _entered("closed")
-        return _entered("entered" if await self.r.hsetnx(key, f"e:{player_id}", record) else "already")
+        if await self.r.hexists(key, f"e:{player_id}"):
+            return _entered("already")
+        if await self.r.hlen(key) >= most:
+            return _entered("full")
+        await self.r.hset(key, f"e:{player_id}", record)
+        return _entered("entered")
 
     async def _op_tournament_note(self, tournament_id: str, field: str, value: bytes) -> Noted:
         key = self.keys.tournament_state(tournament_id)
@@ -97,10 +112,11 @@ def _entered(outcome: str) -> Entered:
 class RedisRoundsOps(RoundsOps):
     """The same on a real Redis or Cluster: each write one command or script, acknowledged as durably as an event."""
 
-    async def _op_tournament_enter(self, tournament_id: str, player_id: str, record: bytes) -> Entered:
+    async def _op_tournament_enter(self, tournament_id: str, player_id: str, record: bytes,
+                                   most: int = MOST_ENTRANTS) -> Entered:
         key = self.keys.tournament_state(tournament_id)
         pipe = self.r.pipeline(transaction=False)
-        pipe.execute_command("EVAL", ENTER_LUA, 1, key, f"e:{player_id}", record)
+        pipe.execute_command("EVAL", ENTER_LUA, 1, key, f"e:{player_id}", record, most)
         results = await self._execute(pipe, [key])  # type: ignore[attr-defined]
         raise_first(results)
         outcome = results[0]

@@ -105,12 +105,14 @@ async def test_a_tournament_over_rounds_on_two_workers_ends_and_its_bundle_verif
 
 async def _a_finished_table_keeps_its_cards_while_its_round_plays(api, tables, rnd) -> None:
     """The first table of a duplicate round plays to its end while the others have not begun: its full export is the
-    admin's alone, a seat's own record carries no seed, and its finished view shows no other hand."""
+    admin's alone, a seat's own record carries no seed, nobody but its players watches it, and their finished view
+    shows no other hand."""
     (game_id, tokens), *_ = tables
     await play_table(api, game_id, tokens, rnd)
     assert (await api.get(f"/games/{game_id}/export")).status_code == 403
     own = (await api.get(f"/games/{game_id}/export", params={"as": 0}, headers=bearer(tokens[0]))).text
     assert '"seed":' not in own.split("\n", 1)[0]
-    view = (await api.get(f"/games/{game_id}")).json()
+    assert (await api.get(f"/games/{game_id}")).status_code == 403  # no spectator: the other tables hold its cards
+    view = (await api.get(f"/games/{game_id}", headers=bearer(tokens[0]))).json()
     assert all(p.get("hand") in (None, []) for p in view["players"]), view["players"]
     assert (await api.get(f"/games/{game_id}/export", headers=ADMIN_HEADERS)).status_code == 200

@@ -16,6 +16,17 @@ async def test_an_entrant_enters_once_and_not_after_entry_closed(store):
     assert await store.tournament_state("t_cup") == {"e:p1": b"first", "closed": b"1"}
 
 
+async def test_entry_is_full_at_the_most_entrants_and_racing_entries_never_pass_it(store):
+    """Open entry is anyone's: without a most, one person's registered players made a tournament that every read of
+    it, anyone's to repeat, walked table by table."""
+    entered = await asyncio.gather(*(store.tournament_enter("t_cup", f"p{i}", b"e", most=3) for i in range(8)))
+    assert sorted(entered) == ["entered"] * 3 + ["full"] * 5
+    assert await store.tournament_enter("t_cup", "p9", b"e", most=3) == "full"
+    first = next(f"p{i}" for i, outcome in enumerate(entered) if outcome == "entered")
+    assert await store.tournament_enter("t_cup", first, b"e", most=3) == "already"
+    assert len(await store.tournament_state("t_cup")) == 3
+
+
 async def test_each_field_is_written_once_and_racing_writers_read_the_one_that_stands(store):
     written = await asyncio.gather(*(store.tournament_note("t_cup", "draw:1", b"draw %d" % i) for i in range(5)))
     assert len(set(written)) == 1 and (await store.tournament_state("t_cup"))["draw:1"] == written[0]

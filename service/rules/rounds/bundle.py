@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterator
+from typing import Annotated
 
 import msgspec
 
@@ -23,10 +24,15 @@ FORMAT = "free-parking-rounds/1"
 Export = tuple[ExportHeader, list[Envelope]]
 
 
+Seed = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}(?!\n)$")]
+"""32 bytes as 64 lowercase hex digits: a bundle whose seed is anything else is refused as it is read, not half-way
+through re-deriving the draws."""
+
+
 class EntrantLine(msgspec.Struct, kw_only=True):
     player_id: str
     name: str
-    client_seed: str
+    client_seed: Seed
     seed_from: str
 
 
@@ -39,15 +45,15 @@ class RoundsManifest(msgspec.Struct, kw_only=True, tag="rounds-manifest", tag_fi
     name: str
     kind: str
     options: msgspec.Raw
-    rounds: int
-    table_size: int
+    rounds: Annotated[int, msgspec.Meta(ge=1, le=12)]  # the bounds a tournament is created within (CreateTournament)
+    table_size: Annotated[int, msgspec.Meta(ge=2, le=8)]
     duplicate: bool
     bot: str
     created_at: int
     status: str
     seed_commitment: str
-    server_seed: str | None = None
-    seed: str | None = None
+    server_seed: Seed | None = None
+    seed: Seed | None = None
     entrants: list[EntrantLine]
     draws: list[Draw]
     games: list[list[str]]

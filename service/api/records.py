@@ -93,8 +93,10 @@ async def move_log(request: Request, game_id: str) -> HTTPResponse:
      answers={200: s.ScoresAnswer}, errors=(401, 403, 404, 503))
 async def scores(request: Request, game_id: str) -> HTTPResponse:
     who = await _caller(request)
-    refuse_unwatched(await _games(request).load(game_id), who)  # 404 for a game that does not exist
     model, version = await read_scores(request.app.ctx.store, game_id)
+    meta = await request.app.ctx.store.meta(game_id) or {}
+    if model is None or meta.get("seeding") == "duplicate":  # only then the game itself: a read model needs no archive
+        refuse_unwatched(await _games(request).load(game_id), who)  # and 404 for a game that does not exist
     return _answer(s.ScoresAnswer(version, model))
 
 

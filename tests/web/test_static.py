@@ -99,7 +99,7 @@ async def test_the_page_and_every_file_it_loads_are_served_with_their_content_ty
             todo.append(f"{folder}/{imported}" if folder else imported)
     expected = {"style.css", "app.js", "api.js", "evidence.js", "windows.js", "keeping.js", "storage.js", "replay.js", "reach.js", "ratings.js", "seeding.js", "signing.js", "yourturn.js", "tables/resign.js", "tables/common.js", "tables/index.js", "tables/free-parking.js",
                 "tables/solitaire.js", "tables/monopoly.js", "tables/monopoly-words.js", "tables/monopoly-trade.js", "tables/generic.js", "tables/log.js", "tables/clock.js",
-                "tables/resign.js", "queue.js", "log.css", "favicon.svg"}
+                "tables/resign.js", "queue.js", "tournament.js", "log.css", "favicon.svg"}
     assert seen == expected
     assert set(api.app.ctx.web_files) == expected | {"index.html"}  # the manifest is exactly the page
 

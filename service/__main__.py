@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from service.api.settings import SettingsError
 from service.cli import archive, demo, golden, keys, league, play, projections, serve, simulate, solitaire_rates
 
 USAGE = "python -m service [serve] [OPTIONS]\n       python -m service COMMAND [OPTIONS]   (COMMAND --help for its own)"
@@ -43,8 +44,12 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
         argv = ["serve", *argv]  # the default command, options and all
-    args = parser().parse_args(argv)
-    return args.func(args)
+    try:
+        args = parser().parse_args(argv)
+        return args.func(args)
+    except SettingsError as e:  # the environment's settings are read while the options are built
+        print(f"free-parking: not started: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -74,7 +74,7 @@ class Settings(msgspec.Struct, kw_only=True):
     archive_lease_ms: int = 30_000  # a partition's archiver holds its lease this long (a killed one's runs out then)
     access_log: bool = False  # one JSON line per request on stderr (logger free_parking.access)
     ready_lag: int = 10_000  # /readyz: the most partition log entries the projectors may be behind
-    proxies_count: int = 0  # proxies in front that append to X-Forwarded-For: the client is the address they saw
+    proxies_count: Annotated[int, msgspec.Meta(ge=0)] = 0  # proxies that append to X-Forwarded-For: the client is the address they saw
 
     @property
     def keys_folder(self) -> Path:
@@ -107,7 +107,16 @@ class Settings(msgspec.Struct, kw_only=True):
                 raw[name] = env[key]
         if "REDIS_URL" in env and "redis_url" not in raw and env["REDIS_URL"]:
             raw["redis_url"] = env["REDIS_URL"]
-        return msgspec.convert(raw, cls, strict=False, dec_hook=_from_text)
+        try:
+            return msgspec.convert(raw, cls, strict=False, dec_hook=_from_text)
+        except msgspec.ValidationError as e:  # said in the operator's words: which variable, and what is wrong with it
+            message, _, where = str(e).partition(" - at `$.")
+            name = where.rstrip("`").split(".")[0].split("[")[0]
+            raise SettingsError(f"{ENV_PREFIX}{name.upper()}: {message}" if name else str(e)) from None
+
+
+class SettingsError(ValueError):
+    """A setting from the environment that cannot be read (``FREE_PARKING_WORKERS=abc``, a negative count)."""
 
 
 def _from_text(kind: type, value: object) -> object:

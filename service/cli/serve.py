@@ -126,7 +126,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         flag = what.replace("_", "-")
         limits.add_argument(f"--{flag}-burst", type=int, default=burst, help=f"{words} at once (default {burst})")
         limits.add_argument(f"--{flag}-per-minute", type=int, default=rate, help=f"then {words} a minute (default {rate}; 0: no limit)")
-    limits.add_argument("--proxies-count", type=int, default=env.proxies_count,
+    limits.add_argument("--proxies-count", type=_count, default=env.proxies_count,
                         help="proxies in front of the service that append to X-Forwarded-For (default 0: the peer is the client)")
 
 
@@ -140,6 +140,17 @@ LIMIT_FIELDS = ("idle_close_ms", "rate_limits", "games_burst", "games_per_minute
 SECRETS = ("admin_token", "signing_key")
 """Settings given only in the environment (FREE_PARKING_ADMIN_TOKEN, FREE_PARKING_SIGNING_KEY): a flag's value
 is on show to anyone who lists the machine's processes."""
+
+
+def _count(text: str) -> int:
+    """A count of things (0 or more): argparse says what is wrong with any other in one line."""
+    value = int(text)
+    if value < 0:
+        raise ValueError(text)
+    return value
+
+
+_count.__name__ = "count (0 or more)"  # argparse names the type in its message: "invalid count (0 or more) value"
 
 
 def settings_from(args: argparse.Namespace) -> Settings:

@@ -178,3 +178,23 @@ def test_port_zero_takes_a_free_port_and_the_start_line_names_it(tmp_path):
     finally:
         proc.kill()
         proc.wait(30)
+
+
+@pytest.mark.parametrize("flags, env, says", [
+    (["--proxies-count", "-1"], {}, "--proxies-count: invalid count (0 or more) value: '-1'"),
+    ([], {"FREE_PARKING_PROXIES_COUNT": "-2"}, "FREE_PARKING_PROXIES_COUNT: Expected `int` >= 0"),
+    ([], {"FREE_PARKING_WORKERS": "two"}, "FREE_PARKING_WORKERS: Expected `int`, got `str`"),
+], ids=["negative-proxies-flag", "negative-proxies-env", "workers-not-a-number"])
+def test_a_setting_that_cannot_be_is_refused_in_one_line_naming_it(tmp_path, monkeypatch, capsys, flags, env, says):
+    """Found: a negative --proxies-count (or FREE_PARKING_PROXIES_COUNT) passed every check and stopped Sanic's start
+    with its traceback; a FREE_PARKING_ variable that was not a number was msgspec's traceback before any option was
+    read. Expected: one line naming the flag or variable, exit status 2, nothing started."""
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    try:
+        code = main(["serve", "--port", "0", "--data", str(tmp_path / "data"), *flags])
+    except SystemExit as e:  # argparse's own refusal of a flag
+        code = e.code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and says in err[-1], err
+    assert not (tmp_path / "data").exists()

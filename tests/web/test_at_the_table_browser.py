@@ -60,7 +60,8 @@ async def seat_ann(page, live, kind: str, seats: int, bots: list[str], seed: str
     assert r.status_code == 201, r.text
     game_id = r.json()["game_id"]
     await page.goto(f"/#/games/{game_id}")
-    await page.click("#join")
+    async with page.expect_navigation():  # the page reloads once seated: wait for it
+        await page.click("#join")
     await page.wait_for_selector("#table[data-seat='0']", state="attached")
     for bot in bots:
         assert (await live.post(f"/games/{game_id}/seats", json={"bot": bot})).status_code == 201
@@ -124,7 +125,8 @@ async def test_your_moves_point_at_the_answer_awaited_above(live, browser):
     page = await open_page(browser, live, keyed=False)  # the test's client plays Ann's seat too
     ann = await register(page, "Ann")
     await page.goto(f"/#/games/{game_id}")
-    await page.click("#join")
+    async with page.expect_navigation():  # the page reloads once seated: wait for it
+        await page.click("#join")
     await page.wait_for_selector("#table[data-seat='0']")
     bob = (await live.post(f"/games/{game_id}/seats", json={"name": "Bob"})).json()["token"]
     await time_expires_pending(live, game_id, [ann, bob])

@@ -175,7 +175,8 @@ async def test_card_game_turns_and_talk_your_way_out(live, browser):
     for page, name in ((ann, "Ann"), (bob, "Bob")):  # Ann takes seat 0, Bob seat 1
         tokens[name] = await register(page, name)
         await page.goto(f"/#/games/{game_id}")
-        await page.click("#join")
+        async with page.expect_navigation():  # the page reloads once seated: wait for it
+            await page.click("#join")
         await page.wait_for_selector(f"#table[data-seat='{0 if name == 'Ann' else 1}']")
 
     async def click(page, type_: str, text: str | None = None):

@@ -26,7 +26,8 @@ async def test_the_person_clicks_officer_jones_the_bot_opened_and_the_log_shows_
     page = await open_page(browser, live)
     await register(page, "Ann")
     await page.goto(f"/#/games/{game_id}")
-    await page.click("#join")
+    async with page.expect_navigation():  # the page reloads once seated: wait for it
+        await page.click("#join")
     await page.wait_for_selector("#table[data-seat='0']")
     assert (await live.post(f"/games/{game_id}/seats", json={"bot": "greedy"})).status_code == 201  # seat 1 plays first
 

@@ -52,7 +52,8 @@ async def test_a_game_against_a_bot_to_the_end_and_its_log_names_every_move(live
     page = await open_page(browser, live)
     await register(page, "Ann")
     await page.goto(f"/#/games/{game_id}")
-    await page.click("#join")  # seat 1: Ann plays first
+    async with page.expect_navigation():  # the page reloads once seated: wait for it
+        await page.click("#join")  # seat 1: Ann plays first
     await page.wait_for_selector("#table[data-seat='1']")
     for _ in range(600):
         handle = await page.wait_for_function(PLAY, polling=100)
@@ -92,7 +93,8 @@ async def test_swap_three_by_picking_cards_and_each_card_says_what_it_does(live,
     page = await open_page(browser, live)
     await register(page, "Ann")
     await page.goto(f"/#/games/{game_id}")
-    await page.click("#join")
+    async with page.expect_navigation():  # the page reloads once seated: wait for it
+        await page.click("#join")
     await page.wait_for_selector("#table[data-seat='1'] #swap-start")
     # no list of combinations: one "Swap three…" button; every card explains itself; at meter 0 no errand runs
     assert await page.locator("#table button.cmd[data-type=swap_three]").count() == 0
@@ -157,7 +159,8 @@ async def test_two_look_alike_cards_give_buttons_that_say_which_card(live, brows
     page = await open_page(browser, live)
     await register(page, "Ann")
     await page.goto(f"/#/games/{game_id}")
-    await page.click("#join")
+    async with page.expect_navigation():  # the page reloads once seated: wait for it
+        await page.click("#join")
     await page.wait_for_selector("#table[data-seat='1'] section.legal button.cmd[data-type=time_expires]")
     buttons = await page.eval_on_selector_all(
         "#table section.legal button.cmd", "bs => bs.map(b => [b.textContent, JSON.parse(b.dataset.command)])")
@@ -219,7 +222,8 @@ async def test_talk_your_way_out_is_asked_only_of_a_player_with_a_talk_card(live
     page = await open_page(browser, live, keyed=False)  # the test's client plays Ann's seat too
     ann = await register(page, "Ann")
     await page.goto(f"/#/games/{game_id}")
-    await page.click("#join")  # seat 0
+    async with page.expect_navigation():  # the page reloads once seated: wait for it
+        await page.click("#join")  # seat 0
     await page.wait_for_selector("#table[data-seat='0']")
     bob = (await live.post(f"/games/{game_id}/seats", json={"name": "Bob"})).json()["token"]
     await time_expires_pending(live, game_id, [ann, bob])

@@ -71,7 +71,8 @@ async def ann_sits(browser, live, game_id: str):  # noqa: F811
     page = await open_page(browser, live)
     await register(page, "Ann")
     await page.goto(f"/#/games/{game_id}")
-    await page.click("#join")
+    async with page.expect_navigation():  # the page reloads once seated: wait for it
+        await page.click("#join")
     await page.wait_for_selector("#table[data-seat='0']", state="attached")
     return page
 

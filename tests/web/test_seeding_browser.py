@@ -73,7 +73,8 @@ async def test_the_lobby_and_the_table_say_fair_or_fixed_and_a_fixed_join_asks_f
     fair = page.locator("#seeding.fair")
     await fair.wait_for()
     assert await fair.inner_text() == FAIR
-    await page.click("#join")
+    async with page.expect_navigation():  # the page reloads once seated: wait for it
+        await page.click("#join")
     await page.wait_for_function("() => document.querySelector('#table')?.dataset.seat === '0'")
     assert await page.inner_text("#seeding.fair") == FAIR and len(asked) == 2
     # a fixed game's table warns before joining too, above its "Take a seat"

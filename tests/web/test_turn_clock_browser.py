@@ -228,7 +228,8 @@ async def test_at_375_px_the_monopoly_countdown_and_the_square_shown_are_in_sigh
     ann = await open_page(browser, live, width=375)
     await register(ann, "Ann")
     await ann.goto(f"/#/games/{game_id}")
-    await ann.click("#join")
+    async with ann.expect_navigation():  # the page reloads once seated: wait for it
+        await ann.click("#join")
     await api_seat(live, game_id, "Bob")
     await ann.locator("#table .mono-centre .turn-clock[data-turn-clock='0']").wait_for()
     assert await ann.evaluate(OUT_OF_SIGHT) == []

@@ -124,9 +124,12 @@ def awaited_turns(header, envelopes, seat: int) -> list[int]:
     return out
 
 
-def _player_messages(api: httpx.Client, token: str, until) -> list[dict]:
-    """The player's stream's events from the oldest kept, read until ``until(events)`` holds (a read timeout fails)."""
+def _player_messages(api: httpx.Client, token: str, until, seconds: float = 60) -> list[dict]:
+    """The player's stream's events from the oldest kept, read until ``until(events)`` holds. The stream's pings keep
+    a read from ever timing out: a stream that never says what is expected failed a CI run by hanging it, so after
+    ``seconds`` of lines it fails, with what it said."""
     said: list[dict] = []
+    deadline = time.monotonic() + seconds
     with api.stream("GET", "/players/me/stream", headers=_auth(token), timeout=httpx.Timeout(10, read=30)) as r:
         assert r.status_code == 200
         for line in r.iter_lines():
@@ -134,7 +137,9 @@ def _player_messages(api: httpx.Client, token: str, until) -> list[dict]:
                 said.append(json.loads(line.removeprefix("data:")))
                 if until(said):
                     return said
-    raise AssertionError(f"the stream ended before it said what was expected: {said}")
+            if time.monotonic() > deadline:
+                break
+    raise AssertionError(f"the stream did not say what was expected: {said}")
 
 
 def test_bot_seats_survive_a_kill_9_and_play_on_after_the_restart(tmp_path):

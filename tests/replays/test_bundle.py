@@ -20,8 +20,8 @@ from replays.__main__ import main
 from replays.bundle import _final, verify_bundle
 from service.events.envelope import canonical
 from service.rules.engine import export_header
+from service.rules.sheets import BOM
 from service.rules.free_parking.bundle import (
-    BOM,
     CSV_COLUMNS,
     FORMAT,
     RANKING_COLUMNS,

@@ -12,10 +12,7 @@ replays tools read them.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 import msgspec
 
@@ -24,6 +21,7 @@ from service.events.export import ExportError, ExportHeader, dump
 from service.events.free_parking import FreeParkingConfig
 
 from . import CODEC
+from ..sheets import sheet, text
 from .ranking import Ranked, ranking
 from .standings import PlayerStanding, RoundScore, TableStanding, table_standing
 
@@ -177,14 +175,10 @@ CSV_COLUMNS = ("tournament_id", "table", "game_id", "player_id", "name", "round"
 
 RANKING_COLUMNS = ("tournament_id", "rank", "name", "player_id", "table", "game_id", "total", "rounds", "rounds_won", "winner")
 
-BOM = "\ufeff"
-"""Every CSV starts with UTF-8's byte order mark: without it a spreadsheet guesses a legacy code page and garbles accents."""
-
-
 def standings_csv(manifest: Manifest) -> bytes:
     """The manifest's standings as RFC 4180 CSV, one row per player per round, with the player's overall rank, for a
-    spreadsheet to open: UTF-8 with a BOM, every text cell safe to open there (``_text``), the numbers as numbers."""
-    out, writer = _sheet(CSV_COLUMNS)
+    spreadsheet to open: UTF-8 with a BOM, every text cell safe to open there (``sheets.text``), the numbers as numbers."""
+    out, writer = sheet(CSV_COLUMNS)
     tables = {t.game_id: t.table for t in manifest.tables}
     ranks = {(r.table, r.player_id or r.name): r.rank for r in ranking_of(manifest.tables, manifest.standings)}
     for i, standing in enumerate(manifest.standings):
@@ -200,34 +194,16 @@ def ranking_csv(manifest: Manifest) -> bytes:
     """The overall ranking as CSV, one row per player, in rank order, ties sharing a rank: the file an organiser
     prints. Recomputed from the manifest's standings (which ``verify`` checks against the logs), so a bundle written
     before the ranking was published has one too."""
-    out, writer = _sheet(RANKING_COLUMNS)
+    out, writer = sheet(RANKING_COLUMNS)
     games = {t.table: t.game_id for t in manifest.tables}
     for r in ranking_of(manifest.tables, manifest.standings):
-        texts = [_text(t) for t in (manifest.tournament_id, r.name, r.player_id or "", games.get(r.table, ""))]
+        texts = [text(t) for t in (manifest.tournament_id, r.name, r.player_id or "", games.get(r.table, ""))]
         winner = "yes" if r.winner else "no"
         writer.writerow([texts[0], r.rank, texts[1], texts[2], r.table, texts[3], r.total, r.rounds, r.rounds_won, winner])
     return out.getvalue().encode()
 
 
-def _sheet(columns: tuple[str, ...]) -> tuple[io.StringIO, Any]:
-    out = io.StringIO()
-    out.write(BOM)
-    writer = csv.writer(out)
-    writer.writerow(columns)
-    return out, writer
-
-
 def _row(tournament_id: str, table: int, game_id: str, player: PlayerStanding, r: RoundScore) -> list[object]:
     winner = "yes" if player.winner else "no"
-    texts = [_text(t) for t in (tournament_id, game_id, player.player_id or "", player.name)]
+    texts = [text(t) for t in (tournament_id, game_id, player.player_id or "", player.name)]
     return [texts[0], table, texts[1], texts[2], texts[3], r.round, r.seat, r.score, r.bonus, r.total, winner]
-
-
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _text(value: str) -> str:
-    """A text cell a spreadsheet will not run: one starting as a formula does (``=HYPERLINK(...)``, ``+``, ``-``,
-    ``@``, a tab or a carriage return) gets a leading ``'`` (OWASP, CSV injection). Names come from players, and
-    ``replays audit --csv`` writes whatever bundle it is given."""
-    return f"'{value}" if value.startswith(_FORMULA_STARTS) else value

@@ -6,8 +6,6 @@ it. ``python -m replays verify`` re-derives from it every seed, every draw, ever
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterator
 from typing import Annotated
 
@@ -16,6 +14,7 @@ import msgspec
 from service.events.envelope import Envelope
 from service.events.export import ExportError, ExportHeader, dump
 
+from ..sheets import sheet, text
 from .draw import Draw
 from .standings import Standing
 
@@ -127,16 +126,14 @@ RESULTS_COLUMNS = ("tournament_id", "round", "table", "game_id", "seat", "player
 
 def results_csv(manifest: RoundsManifest) -> bytes:
     """One row per entrant per round played: table, dealt seat, place, score, the place's points, matchpoints (a
-    duplicate round's; empty otherwise) — in UTF-8 with a BOM, text cells guarded against spreadsheet formulas."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(RESULTS_COLUMNS)
+    duplicate round's; empty otherwise) — as the tables' CSVs are written (``sheets``)."""
+    out, writer = sheet(RESULTS_COLUMNS)
     for s in sorted(manifest.standings, key=lambda s: (s.rank, s.name, s.player_id)):
         for line in s.rounds:
-            writer.writerow([_cell(manifest.tournament_id), line.round, line.table, _cell(line.game_id), line.seat,
-                             _cell(s.player_id), _cell(s.name), line.rank, line.score, _number(line.points),
+            writer.writerow([text(manifest.tournament_id), line.round, line.table, text(line.game_id), line.seat,
+                             text(s.player_id), text(s.name), line.rank, line.score, _number(line.points),
                              "" if line.matchpoints is None else _number(line.matchpoints)])
-    return ("\ufeff" + out.getvalue()).encode()
+    return out.getvalue().encode()
 
 
 SHEET_COLUMNS = ("tournament_id", "round", "table", "game_id", "seat", "player_id", "name")
@@ -151,18 +148,11 @@ def sheet_rows(manifest: RoundsManifest, round_no: int) -> list[tuple]:
 
 
 def sheet_csv(manifest: RoundsManifest, round_no: int) -> bytes:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(SHEET_COLUMNS)
+    out, writer = sheet(SHEET_COLUMNS)
     for row in sheet_rows(manifest, round_no):
-        writer.writerow([_cell(v) if isinstance(v, str) else v for v in row])
-    return ("\ufeff" + out.getvalue()).encode()
+        writer.writerow([text(v) if isinstance(v, str) else v for v in row])
+    return out.getvalue().encode()
 
 
 def _number(x: float) -> str:
     return str(int(x)) if x == int(x) else str(x)
-
-
-def _cell(text: str) -> str:
-    """A text cell no spreadsheet runs as a formula (OWASP's CSV injection), as the tables' CSVs guard theirs."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

@@ -14,7 +14,7 @@ import msgspec
 
 from service.rules import rounds as rules
 from service.rules.rounds.bundle import Export, RoundsManifest
-from service.rules.rounds.standings import Standing, TableResult
+from service.rules.rounds.standings import Standing, TableResult, dealt
 
 from .bundle import Progress, TableVerdict, verify_logs, where
 from .seeds import seeding_of
@@ -141,26 +141,12 @@ def _deals(manifest: RoundsManifest, seed: bytes, r: int, draw: rules.Draw, game
             got = sat.get(seat)
             if got is None or (player_id is None) != got.bot:
                 verdict.problems.append(f"round {r}, {where(table.table, game_id)}: seat {seat} is not seated as drawn")
-        taken = _players(envelopes)
+        taken = {seat: player.player_id for seat, player in dealt(envelopes).items()}
         for seat, player_id in enumerate(table.seats):
             if player_id is not None and taken.get(seat) != player_id:
                 verdict.problems.append(f"round {r}, {where(table.table, game_id)}: seat {seat} was drawn for "
                                         f"{player_id}, the log seats {taken.get(seat)}")
     return deal
-
-
-class _Taken(msgspec.Struct):
-    seat: int
-    player: _Player
-
-
-class _Player(msgspec.Struct):
-    player_id: str | None = None
-
-
-def _players(envelopes: list) -> dict[int, str | None]:
-    return {t.seat: t.player.player_id for t in (msgspec.json.decode(e.public, type=_Taken)
-                                                  for e in envelopes if e.type == "seat_taken")}
 
 
 def _standings(manifest: RoundsManifest, names: dict[str, str], results: list[list[TableResult]],

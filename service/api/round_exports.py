@@ -41,9 +41,8 @@ class RoundsStandingsAnswer(msgspec.Struct, kw_only=True, tag="rounds", tag_fiel
 
 async def round_standings(app: Any, record: RoundsRecord) -> RoundsStandingsAnswer:
     await advance(app, record)
-    table, finished = await standings_now(app.ctx.store, record)
-    _, started, _ = await entrants_of(app.ctx.store, record.tournament_id)
-    status = "entry" if started is None else "finished" if finished == record.rounds else "playing"
+    table, finished, started = await standings_now(app.ctx.store, record)
+    status = "entry" if not started else "finished" if finished == record.rounds else "playing"
     return RoundsStandingsAnswer(tournament_id=record.tournament_id, status=status, rounds=record.rounds,  # type: ignore[arg-type]
                                  rounds_finished=finished, duplicate=record.duplicate, standings=table)
 
@@ -83,7 +82,7 @@ async def _manifest(request: Request, record: RoundsRecord) -> RoundsManifest:
     await advance(request.app, record)
     entrants, started, state = await entrants_of(store, record.tournament_id)
     draws = draws_of(state)
-    table, finished_rounds = await standings_now(store, record)
+    table, finished_rounds, _ = await standings_now(store, record)
     finished = finished_rounds == record.rounds
     return RoundsManifest(
         tournament_id=record.tournament_id, name=record.name, kind=record.kind,

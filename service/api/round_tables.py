@@ -100,11 +100,15 @@ async def _seat_round(app: Sanic, record: RoundsRecord, entrants: dict[str, Any]
                       seed: bytes) -> None:
     games = app.ctx.games
     for table, game_id in zip(drawn.draw.tables, drawn.games, strict=True):
-        reserved = frozenset(p.player_id for p in _players(record, entrants, table, game_id) if p.player_id)
-        if await app.ctx.store.meta(game_id) is None:
+        players = _players(record, entrants, table, game_id)
+        reserved = frozenset(p.player_id for p in players if p.player_id)
+        meta = await app.ctx.store.meta(game_id)
+        if meta is None:
             await _make(app, record, table, game_id, round_no, seed, reserved)
+        elif int(meta.get("taken", 0)) >= len(players):  # every seat taken: the advancer's every pass reads no more
+            continue
         game = await games.fresh(game_id)
-        for seat, player in enumerate(_players(record, entrants, table, game_id)):
+        for seat, player in enumerate(players):
             if game.state.seats[seat].player is not None:
                 continue
             try:
@@ -153,11 +157,11 @@ def _shared_keys(entrants: dict[str, Any]) -> set[str]:
     return {key for key, n in counts.items() if n > 1}
 
 
-async def standings_now(store: Any, record: RoundsRecord) -> tuple[list[Standing], int]:
-    """The standings after every round that has finished, and how many have."""
+async def standings_now(store: Any, record: RoundsRecord) -> tuple[list[Standing], int, bool]:
+    """The standings after every round that has finished, how many have, and whether the tournament has started."""
     entrants, started, state = await entrants_of(store, record.tournament_id)
     if started is None:
-        return rules.standings({p: e.name for p, e in entrants.items()}, [], duplicate=record.duplicate), 0
+        return rules.standings({p: e.name for p, e in entrants.items()}, [], duplicate=record.duplicate), 0, False
     done = []
     for n, drawn in enumerate(draws_of(state), 1):
         results = await round_results(store, drawn, n)
@@ -165,7 +169,7 @@ async def standings_now(store: Any, record: RoundsRecord) -> tuple[list[Standing
             break
         done.append(results)
     names = {p: entrants[p].name for p in started.entrants}
-    return rules.standings(names, done, duplicate=record.duplicate), len(done)  # type: ignore[arg-type]
+    return rules.standings(names, done, duplicate=record.duplicate), len(done), True  # type: ignore[arg-type]
 
 
 async def summary(app: Sanic, record: RoundsRecord) -> RoundsAnswer:

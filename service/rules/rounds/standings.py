@@ -83,17 +83,17 @@ def table_result(round_no: int, drawn: DrawnTable, game_id: str, envelopes: Sequ
     ended = finished(envelopes, EVERY_SEEDING, closed=True)
     if ended is None:
         return None
-    dealt = _dealt(envelopes)
+    dealt_to = dealt(envelopes)
     now_at = {st.player: seat for seat, st in enumerate(ended.state.seats)}
-    ranks = [ended.places[now_at[dealt[seat]]].rank for seat in range(len(drawn.seats))]
+    ranks = [ended.places[now_at[dealt_to[seat]]].rank for seat in range(len(drawn.seats))]
     points = place_points(ranks)
     seats = tuple(SeatResult(seat=seat, player_id=player_id, rank=ranks[seat], points=points[seat],
-                             score=_score(ended, now_at[dealt[seat]]))
+                             score=_score(ended, now_at[dealt_to[seat]]))
                   for seat, player_id in enumerate(drawn.seats))
     return TableResult(round=round_no, table=drawn.table, game_id=game_id, seats=seats)
 
 
-def _dealt(envelopes: Sequence[Envelope]) -> dict[int, Any]:
+def dealt(envelopes: Sequence[Envelope]) -> dict[int, Any]:
     """The player each seat was taken by (and dealt), whatever trades of places moved them since."""
     out = {}
     for env in envelopes:

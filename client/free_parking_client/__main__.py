@@ -3,7 +3,8 @@
     python -m free_parking_client play mybot:MyBot --url http://127.0.0.1:8000 --kind free-parking --games 20
 
 ``BOT`` is ``module:Class`` (the module importable from here) or ``path/to/file.py:Class``. The kit registers a bot
-account, queues for games (solitaire: creates its own), plays them, prints each result (with a progress bar on a
+account on its first run (kept in ``OUT/player.json``, so the next run goes on as the same player and its rating goes
+on too), queues for games (solitaire: creates its own), plays them, prints each result (with a progress bar on a
 terminal), then the bot's rating, and writes each game's log and receipts to ``--out`` with the ``replays verify``
 command that checks them.
 """
@@ -21,9 +22,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from .client import AsyncClient
 from .errors import ApiError
 from .kit import Bot, BotFailed, Kit, Plan, Played
+from . import saved
 from .signing import PlayerKey
 
 
@@ -97,6 +101,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     play.add_argument("--name", help="the player's name (default: the bot's class name)")
     play.add_argument("--out", type=Path, default=Path("bot-games"), help="where each game's log and receipts go")
     play.add_argument("--key", type=Path, help="the player's key file, made if missing (default: OUT/bot.key)")
+    play.add_argument("--player", type=Path, help="the player this bot plays as, registered and kept there on the first "
+                                                  "run, played again by the next (default: OUT/player.json)")
     args = parser.parse_args(argv)
     if args.games < 1 or args.parallel < 1:
         parser.error("--games and --parallel are 1 or more")
@@ -107,16 +113,20 @@ async def play(args: argparse.Namespace, make_bot: Callable[[], Bot]) -> list[Pl
     args.out.mkdir(parents=True, exist_ok=True)
     key = PlayerKey.load_or_create(args.key or args.out / "bot.key")
     name = args.name or getattr(make_bot, "__name__", "bot")
-    plan = Plan(args.kind, args.games, args.out, args.seats, args.options, args.parallel)
+    path = args.player or args.out / "player.json"
     async with AsyncClient(args.url, key=key) as client:
-        created = await client.register(name, account="bot")
-        print(f"{name} (player {created.player_id}) plays {args.games} {args.kind} game(s) at {args.url}", flush=True)
+        player, again = await _player(client, path, args.url, name, key)
+        print(f"{name} (player {player.player_id}{', as before' if again else ''}) plays {args.games} {args.kind} "
+              f"game(s) at {args.url}", flush=True)
         progress = Progress(args.games)
+        plan = Plan(args.kind, args.games, args.out, args.seats, args.options, args.parallel, after=player.last_event)
         kit = Kit(client, make_bot, plan, on_game=progress.game)
         try:
             played = await kit.run()
         finally:
             progress.close()
+            if kit.last_event != player.last_event:  # the next run reads the player's stream from here
+                saved.save(path, msgspec.structs.replace(player, last_event=kit.last_event))
         won = sum(p.won for p in played)
         print(f"won {won} of {len(played)}")
         rating = await kit.rating() if args.kind != "solitaire" else None
@@ -131,6 +141,27 @@ async def play(args: argparse.Namespace, make_bot: Callable[[], Bot]) -> list[Pl
     return played
 
 
+async def _player(client: AsyncClient, path: Path, url: str, name: str, key: PlayerKey) -> tuple[saved.SavedPlayer, bool]:
+    """The player kept at ``path`` where it still fits (this service knows it, this key keys it), else a bot account
+    registered now and kept there; and whether it played here before."""
+    kept = saved.load(path)
+    if kept is not None and kept.fits(url, key.public_key):
+        try:
+            await client.resume(kept.player_id, kept.token, kept.public_key)
+            return kept, True
+        except ApiError as e:
+            if e.status not in (401, 404):
+                raise
+            print(f"{path}: the service no longer knows player {kept.player_id} ({e.code}): registering a new one")
+    elif kept is not None:
+        print(f"{path}: player {kept.player_id} was registered at {kept.url} with another key: registering a new one")
+    created = await client.register(name, account="bot")
+    player = saved.SavedPlayer(url=saved.same_url(url), player_id=created.player_id, token=created.token,
+                               name=created.name, account=created.account, public_key=key.public_key)
+    saved.save(path, player)
+    return player, False
+
+
 def _tell_verify(out: Path, played: list[Played]) -> None:
     lines = [shlex.join([sys.executable, "-m", "replays", "verify", *p.verify]) for p in played]
     (out / "verify.sh").write_text("".join(f"{line}\n" for line in lines))
@@ -143,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     make_bot: Any = load_bot(args.bot)
     try:
         asyncio.run(play(args, make_bot))
-    except (BotFailed, ApiError) as e:  # the bot's failure, or the service's refusal (a kind's unknown option...)
+    # the bot's failure, the service's refusal (a kind's unknown option...), or a --player file that is not one
+    except (BotFailed, ApiError, saved.NotAPlayerFile) as e:
         print(f"stopped: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

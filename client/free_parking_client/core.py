@@ -124,6 +124,15 @@ class Core:
         self.registered_key = body.get("public_key")
         return created
 
+    def resume(self, player_id: str, token: str, public_key: str | None = None) -> Op[PlayerInfo]:
+        """Act as a player ``register`` made before (its id and token, kept): the service is asked who the player is
+        (404 ``not_found`` on a service that never knew them) and whether the token is still theirs (``GET /queue``:
+        401 if not). ``public_key``: the key they registered with, which keys every seat they take."""
+        info = decoded((yield Call("GET", f"/players/{player_id}", idempotent=True)), PlayerInfo)
+        decoded((yield Call("GET", "/queue", token=token, idempotent=True)), QueueStatus)
+        self.token, self.player_id, self.registered_key = token, player_id, public_key
+        return info
+
     def player(self, player_id: str) -> Op[PlayerInfo]:
         return decoded((yield Call("GET", f"/players/{player_id}", idempotent=True)), PlayerInfo)
 

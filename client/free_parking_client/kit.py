@@ -87,6 +87,10 @@ class Plan:
     seats: int | None = None
     options: dict[str, Any] | None = None
     parallel: int = 1
+    after: str | None = None
+    """Where the player's stream is read from: the id of the last event an earlier run of this player read
+    (``Kit.last_event``); ``None``: from the oldest kept — for a player that has played before, that replays
+    notices of games long over."""
 
 
 @dataclass
@@ -99,6 +103,9 @@ class _Game:
     task: asyncio.Task[None] | None = None
     events: AsyncIterator[GameEvent] | None = None
     """The game's event stream, opened the first time the bot lets a moment pass, and kept open until the end."""
+    ours: bool = False
+    """Started by this run (a solitaire it made, a queue entry it made) — not a seat its stream told of, which may
+    be a game an earlier run of the player left, over by now."""
 
 
 class Kit:
@@ -113,6 +120,10 @@ class Kit:
         self.queued = False
         self.keys_file = plan.out / "keys.json"
         self._done = asyncio.Event()
+        self._rated_before = 0  # the player's rated games in the plan's kind before this run
+        self.last_event: str | None = plan.after
+        """The id of the last event read from the player's stream: the next run of this player reads from there."""
+        self._past: set[str] = set()  # games its stream told of that were over before this run looked
         self._starting = asyncio.Lock()
         self._failed: BaseException | None = None
 
@@ -124,6 +135,7 @@ class Kit:
         """Play until ``plan.games`` games are over; their ``Played`` in the order they finished."""
         self.plan.out.mkdir(parents=True, exist_ok=True)
         self.keys_file.write_text(json.dumps(await self.client.keys()))
+        self._rated_before = await self._rated_games()  # a player kept from an earlier run has its games counted
         stream = asyncio.create_task(self._follow())
         try:
             await self._more()
@@ -148,13 +160,20 @@ class Kit:
         """The player's rating in the plan's kind once it counts every rated game played (ratings are a read model:
         it lags the games a moment), or as it stands after ``settle`` seconds; ``None`` when it has none."""
         rated = sum(p.rated for p in self.played)
-        assert self.client.player_id is not None
         for _ in range(max(1, int(settle / 0.5))):
-            rating = (await self.client.player(self.client.player_id)).ratings.get(self.plan.kind)
-            if rated == 0 or (rating is not None and rating.games >= rated):
+            rating = await self._rating_now()
+            if rated == 0 or (rating is not None and rating.games >= self._rated_before + rated):
                 return rating
             await asyncio.sleep(0.5)
         return rating
+
+    async def _rating_now(self) -> KindRating | None:
+        assert self.client.player_id is not None
+        return (await self.client.player(self.client.player_id)).ratings.get(self.plan.kind)
+
+    async def _rated_games(self) -> int:
+        rating = await self._rating_now()
+        return 0 if rating is None else rating.games
 
     # --- starting games ------------------------------------------------------------------------------------------
 
@@ -171,7 +190,7 @@ class Kit:
         while len(self.games) < self.plan.games and self._active() < self.plan.parallel:
             if self.solitaire:
                 created = await self.client.create_game("solitaire", options=self.plan.options)
-                self._game(created.game_id)
+                self._game(created.game_id).ours = True
                 await self.client.join(created.game_id)
                 self._wake(created.game_id)
             elif not self.queued:
@@ -194,21 +213,27 @@ class Kit:
             self._failed = task.exception()
             self._done.set()
 
-    def _wake(self, game_id: str) -> None:
-        self._game(game_id).wake.set()
+    def _wake(self, game_id: str, ours: bool = False) -> None:
+        if game_id in self._past:
+            return
+        game = self._game(game_id)
+        game.ours = game.ours or ours
+        game.wake.set()
 
     # --- the player's stream -------------------------------------------------------------------------------------
 
     async def _follow(self) -> None:
-        async for event in self.client.player_events():
+        async for event in self.client.player_events(after=self.plan.after):
+            self.last_event = event.id or self.last_event
             await self._told(event)
 
     async def _told(self, event: PlayerEvent) -> None:
         if isinstance(event, QueueEvent):
+            queued = self.queued
             if event.status in ("seated", "cancelled", "left"):
                 self.queued = False
             if event.status == "seated" and event.game_id is not None:
-                self._wake(event.game_id)
+                self._wake(event.game_id, ours=queued)
             await self._more()
         elif isinstance(event, (Seated, Turn)):
             if event.game_id in self.games or len(self.games) < self.plan.games:
@@ -227,6 +252,11 @@ class Kit:
         while True:
             game.wake.clear()
             view = await self.client.view(game.game_id)
+            if game.bot is None and view.finished and not game.ours:
+                self._past.add(game.game_id)  # an earlier run's game, over before this run looked: not this run's
+                del self.games[game.game_id]
+                await self._more()
+                return
             if game.bot is None:
                 game.bot = self.make_bot()
                 game.bot.start(view)

@@ -131,12 +131,10 @@ async def test_a_bot_that_fails_stops_the_run_naming_the_game_and_nothing_is_sen
 @pytest.mark.live_settings(**FAST_QUEUE)
 async def test_the_play_command_queues_plays_prints_the_rating_and_how_to_verify(live, tmp_path):
     """``python -m free_parking_client play`` end to end, as the README's bot author runs it."""
-    ran = await asyncio.to_thread(
-        subprocess.run,
-        [sys.executable, "-m", "free_parking_client", "play", "examples/greedy_free_parking.py:GreedyFreeParking",
-         "--url", url_of(live), "--kind", "free-parking", "--games", "2", "--seats", "2",
-         "--out", str(tmp_path / "out")],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, env=client_env())
+    command = [sys.executable, "-m", "free_parking_client", "play", "examples/greedy_free_parking.py:GreedyFreeParking",
+               "--url", url_of(live), "--kind", "free-parking", "--seats", "2", "--games", "2"]
+    ran = await asyncio.to_thread(subprocess.run, [*command, "--out", str(tmp_path / "out")], cwd=ROOT,
+                                  capture_output=True, text=True, timeout=300, env=client_env())
     assert ran.returncode == 0, ran.stdout + ran.stderr
     lines = ran.stdout.splitlines()
     assert lines[0].startswith("GreedyFreeParking (player p_") and "plays 2 free-parking game(s)" in lines[0]
@@ -150,6 +148,12 @@ async def test_the_play_command_queues_plays_prints_the_rating_and_how_to_verify
     check = await asyncio.to_thread(subprocess.run, commands[1], shell=True, cwd=ROOT, capture_output=True, text=True,
                                     timeout=120)
     assert check.returncode == 0 and "receipts agree" in check.stdout, check.stdout + check.stderr
+
+    again = await asyncio.to_thread(subprocess.run, [*command[:-2], "--games", "1", "--out", str(tmp_path / "out")],
+                                    cwd=ROOT, capture_output=True, text=True, timeout=300, env=client_env())
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert f"(player {player_id}, as before)" in again.stdout.splitlines()[0]  # the same player: its rating goes on
+    assert "3 rated game(s)" in next(line for line in again.stdout.splitlines() if line.startswith("rating in ")), again.stdout
 
 
 def client_env() -> dict[str, str]:

@@ -142,6 +142,7 @@ class Ledger:
     statuses: Counter = field(default_factory=Counter)  # "200", "409 version_conflict", "503", "transport"…
     in_flight: dict[str, float] = field(default_factory=dict)  # command id → when its POST was sent
     cut: set[str] = field(default_factory=set)  # command ids a broken connection left without an answer once
+    sent: dict[str, tuple[str, str, dict]] = field(default_factory=dict)  # command id → (game, token, body), to resend
 
     def record(self, game_id: str, command_id: str, r: httpx.Response) -> None:
         self.game_of[command_id] = game_id
@@ -185,6 +186,7 @@ class Ledger:
         """POST a command; while the outcome is unknown (503, a broken connection), send it again — the same
         command id and body — for up to ``patience`` seconds. The final answer, or ``None``."""
         command_id = body["command_id"]
+        self.sent[command_id] = (game_id, token, body)
         deadline = time.monotonic() + patience
         while True:
             self.in_flight[command_id] = time.monotonic()
@@ -205,6 +207,17 @@ class Ledger:
                 self.unknown.add(command_id)
                 return None
             await asyncio.sleep(0.05)
+
+
+async def resend_unknown(api: httpx.AsyncClient, ledger: Ledger, patience: float = 30.0) -> list[httpx.Response | None]:
+    """Send every command left unknown (never answered but 503 or a broken connection) again, the very same, as a
+    client that kept it does: the answers."""
+    answers = []
+    for command_id in sorted(ledger.unknown):
+        ledger.unknown.discard(command_id)
+        game_id, token, body = ledger.sent[command_id]
+        answers.append(await ledger.send(api, game_id, token, body, patience=patience))
+    return answers
 
 
 async def _views(api: httpx.AsyncClient, game_id: str, tokens: list[str]) -> list[dict] | None:
@@ -242,12 +255,13 @@ async def play(
     tag: str,
     patience: float = 30.0,
     poster: httpx.AsyncClient | None = None,
+    count: int | None = None,
 ) -> int:
     """Play ``game_id`` from its seats' ``legal`` commands, each with ``expected_version`` and a command id of its
-    own, until the game ends or ``stop`` is set; answers the commands sent. Commands go through ``poster`` (a client
-    of their own, with connections of their own) if given."""
+    own, until the game ends, ``stop`` is set or ``count`` commands were sent; answers the commands sent. Commands go
+    through ``poster`` (a client of their own, with connections of their own) if given."""
     sent = 0
-    while not stop.is_set():
+    while not stop.is_set() and (count is None or sent < count):
         views = await _views(api, game_id, tokens)
         if views is None:
             await asyncio.sleep(0.05)

@@ -187,3 +187,54 @@ class Replicated:
         self.replica.stop()
         self.primary.stop()
 
+
+
+CLUSTER_ARGS = (*REPLICATION, "--appendonly", "yes", "--appendfsync", "always", "--cluster-replica-validity-factor", "0")
+"""A failover drill's cluster nodes: durable, a replica's first sync at once, and any replica may be promoted, however
+stale (a held-back one too: what the drill shows)."""
+
+
+class ClusterFailover:
+    """A primary of a ``tests.cluster.Cluster`` with a replica per primary, its replica held back and taken over."""
+
+    def __init__(self, cluster, primary: int) -> None:
+        self.cluster, self.primary = cluster, primary
+        self.replica = next(int(v["port"]) for k, v in info(primary).items() if k.startswith("slave") and isinstance(v, dict))
+        self.held = False
+
+    def live(self) -> list[int]:
+        return [p for p, proc in zip(self.cluster.ports, self.cluster.procs, strict=True) if proc.poll() is None]
+
+    def _pid(self, port: int) -> int:
+        return self.cluster.procs[self.cluster.ports.index(port)].pid
+
+    def caught_up(self) -> bool:
+        return info(self.replica)["slave_repl_offset"] == info(self.primary)["master_repl_offset"]
+
+    def hold_replica(self) -> None:
+        """As ``Replicated.hold_replica``: stopped, its link cut."""
+        os.kill(self._pid(self.replica), signal.SIGSTOP)
+        self.held = True
+        with client(self.primary) as c:
+            c.execute_command("CLIENT", "KILL", "TYPE", "replica")
+        wait_for(lambda: info(self.primary)["connected_slaves"] == 0, 10, "the replica's link cut")
+
+    def release_replica(self) -> None:
+        if self.held:
+            os.kill(self._pid(self.replica), signal.SIGCONT)
+        self.held = False
+
+    def fail_over(self, seconds: float = 30) -> None:
+        """``SIGKILL`` the primary, let its replica go on and take its slots over (``CLUSTER FAILOVER TAKEOVER``: no
+        vote, so a replica however stale is promoted at once), and wait until the cluster serves every slot again."""
+        self.cluster.kill(self.primary)
+        self.release_replica()
+        with client(self.replica) as c:
+            c.execute_command("CLUSTER", "FAILOVER", "TAKEOVER")
+        wait_for(lambda: info(self.replica)["role"] == "master", seconds, "the replica taking its primary's slots over")
+        wait_for(lambda: self.cluster.ok(self.live()), seconds, "the cluster serving every slot")
+
+    def reattach_old_primary(self, seconds: float = 30) -> None:
+        """Start the killed primary again: it finds its slots taken and follows the new primary as its replica."""
+        self.cluster.restart(self.primary)
+        wait_for(lambda: Replicated.online(self.replica, self.primary), seconds, "the old primary online as a replica")

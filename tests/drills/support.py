@@ -347,9 +347,9 @@ async def read_log(store: RedisStore, game_id: str) -> Log:
     return log
 
 
-async def read_logs(url: str, games: list[str]) -> dict[str, Log]:
-    """``read_log`` of each game, on the Redis at ``url``."""
-    store = RedisStore.from_url(url, namespace=NAMESPACE)
+async def read_logs(url: str, games: list[str], *, cluster: bool = False) -> dict[str, Log]:
+    """``read_log`` of each game, on the Redis at ``url`` (a node of a Redis Cluster, with ``cluster``)."""
+    store = RedisStore.from_url(url, namespace=NAMESPACE, cluster=cluster)
     try:
         return {g: await read_log(store, g) for g in games}
     finally:

@@ -149,7 +149,7 @@ async def test_a_replica_held_back_loses_what_the_primary_acknowledged_unless_re
         held_commands = 3 if durability == "durable" else 1  # replicated: the game's next view waits for the replica too
         for i, (g, tokens) in enumerate(games):
             await play(api, g, tokens, ledger, random.Random(10 + i), stop, tag=f"held-{i}", count=held_commands,
-                       patience=1.0)  # fmt: skip
+                       patience=0.6)  # fmt: skip
         shown = await api.get(f"/games/{games[0][0]}/events", params={"after": max(before[games[0][0]])})
         group.fail_over()
         if durability == "replicated":

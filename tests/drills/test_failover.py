@@ -60,9 +60,9 @@ def service_on(tmp_path, request):
         service.stop()
 
 
-async def follow(api: httpx.AsyncClient, game_id: str, ledger: Ledger, stop: asyncio.Event) -> None:
-    """A spectator's event stream (SSE) of ``game_id``: each event shown is acknowledged; a stream that ends is opened
-    again after the last event seen, as an ``EventSource`` does."""
+async def follow(api: httpx.AsyncClient, game_id: str, ledger: Ledger, stop: asyncio.Event, seen: dict[str, int]) -> None:
+    """A spectator's event stream (SSE) of ``game_id``: each event shown is acknowledged (and its seq kept in ``seen``);
+    a stream that ends is opened again after the last event seen, as an ``EventSource`` does."""
     after = 0
     while not stop.is_set():
         try:
@@ -74,7 +74,7 @@ async def follow(api: httpx.AsyncClient, game_id: str, ledger: Ledger, stop: asy
                         if line.startswith("data: ") and '"seq"' in line:
                             envelope = json.loads(line[6:])
                             ledger.ack_events(game_id, [envelope])
-                            after = envelope["seq"]
+                            after = seen[game_id] = envelope["seq"]
         except UNKNOWN:
             pass
         await asyncio.sleep(0.1)
@@ -95,7 +95,8 @@ async def test_a_failover_under_load_loses_nothing_acknowledged_with_replicated(
         humans = await guest_games(api, 2, seats=2)
         tasks = start([play(api, g, t, ledger, random.Random(i), stop, tag=f"fo-{i}", patience=40)
                        for i, (g, t) in enumerate(humans)] + [watch(api, bots, ledger, stop)])  # fmt: skip
-        stream = start([follow(api, bots[0], ledger, stop)])  # cancelled at the end: it waits on the next event
+        streamed: dict[str, int] = {}
+        stream = start([follow(api, g, ledger, stop, streamed) for g in bots])  # cancelled at the end: they wait on events
         began = time.monotonic()
 
         async def loaded() -> bool:
@@ -105,6 +106,7 @@ async def test_a_failover_under_load_loses_nothing_acknowledged_with_replicated(
 
         await wait_until(loaded, 30, f"{KILL_AFTER} events acknowledged")
         playing = {g: v for g, (v, s) in (await versions(api, bots)).items() if s == "playing"}
+        assert playing, "every bot game ended before the kill: give them more to do"
         at_kill = ledger.events_acked
         group.fail_over()  # SIGKILL mid-load; the Sentinel promotes the replica
         promoted = time.monotonic()
@@ -115,8 +117,12 @@ async def test_a_failover_under_load_loses_nothing_acknowledged_with_replicated(
             return all(s == "finished" or v >= playing[g] + RESUME for g, (v, s) in now.items())
 
         took = await wait_until(resumed, 40, f"every bot game {RESUME} events further after the failover")
-        streamed = len(ledger.acked[bots[0]])
-        await wait_until(lambda: _more(ledger, bots[0], streamed), 20, "the spectator's stream going on")
+        now = {g: v for g, (v, _) in (await versions(api, list(playing))).items()}
+
+        async def streams_went_on() -> bool:  # each stream shows what its game did after the failover
+            return all(streamed.get(g, 0) >= v for g, v in now.items())
+
+        await wait_until(streams_went_on, 20, "the spectators' streams going on after the failover")
         pauses, blocking = feed_gauges((await api.get("/metrics")).text)
         stop.set()
         await asyncio.gather(*tasks)
@@ -129,10 +135,6 @@ async def test_a_failover_under_load_loses_nothing_acknowledged_with_replicated(
           f"after the reattach ({time.monotonic() - promoted:.1f} s after the promotion); commands {counts}; "
           f"answers {dict(ledger.statuses)}")  # fmt: skip
     assert lost == 0
-
-
-async def _more(ledger: Ledger, game_id: str, than: int) -> bool:
-    return len(ledger.acked[game_id]) > than
 
 
 @pytest.mark.parametrize("durability", ["durable", "replicated"])

@@ -158,6 +158,7 @@ async def test_a_replica_held_back_loses_what_the_primary_acknowledged_unless_re
             assert ledger.statuses["200"] == 8 and len(ledger.unknown) == 2, ledger.statuses
             assert ledger.statuses["503 not_replicated"] > 0, ledger.statuses
             assert shown.status_code == 503 and shown.json()["error"]["code"] == "not_replicated", shown.text
+            assert int(shown.headers["retry-after"]) >= 1
             group.reattach_old_primary()
             answers = await resend_unknown(api, ledger)  # the same commands, again: now on the promoted primary
             assert answers and all(r is not None and r.status_code == 200 for r in answers), ledger.statuses

@@ -117,6 +117,18 @@ async def guest_games(api: httpx.AsyncClient, count: int, seats: int = 2) -> lis
     return out
 
 
+async def under_load(
+    api: httpx.AsyncClient, start: Callable, ledger: Ledger, stop: asyncio.Event, *, bots: int, humans: int, tag: str,
+) -> tuple[list[str], list[tuple[str, list[str]]], list[asyncio.Task]]:  # fmt: skip
+    """A drill's load: ``bots`` games of three server bots, watched as a spectator does, and ``humans`` games of two
+    guests played over HTTP with ``ledger``, started with ``start`` (``background``'s): the games and the tasks."""
+    bot_ids = await bot_games(api, bots, seats=3)
+    guests = await guest_games(api, humans, seats=2)
+    tasks = start([play(api, g, t, ledger, random.Random(i), stop, tag=f"{tag}-{i}", patience=40)
+                   for i, (g, t) in enumerate(guests)] + [watch(api, bot_ids, ledger, stop)])  # fmt: skip
+    return bot_ids, guests, tasks
+
+
 async def versions(api: httpx.AsyncClient, games: list[str]) -> dict[str, tuple[int, str]]:
     """Each game's ``(version, status)`` as the service sees it now."""
     out = {}

@@ -20,12 +20,11 @@ from service.store.keys import Keys
 from tests.cluster import Cluster, need_cluster_tools
 from tests.depth import SOAK
 from tests.drills.support import (
-    NAMESPACE, Ledger, background, bot_games, check_ledger, guest_games, play, read_logs, resend_unknown,
-    service_settings, versions, wait_until, watch,
+    NAMESPACE, Ledger, background, check_ledger, guest_games, play, read_logs, resend_unknown, under_load, versions,
+    wait_until,
 )  # fmt: skip
-from tests.drills.test_failover import WAIT_MS, synced
+from tests.drills.test_failover import WAIT_MS, held_back_verdict, synced
 from tests.replicas import CLUSTER_ARGS, ClusterFailover
-from tests.servers import Service
 
 
 @pytest.fixture
@@ -34,21 +33,6 @@ def cluster(tmp_path):
     started = Cluster(tmp_path / "cluster", replicas=1, args=CLUSTER_ARGS).start()
     yield started
     started.stop()
-
-
-@pytest.fixture
-def service_on(tmp_path, request):
-    started: list[Service] = []
-
-    def start(cluster: Cluster, **settings) -> Service:
-        service = Service(tmp_path / "service", cluster.url, **service_settings(cluster="yes", **settings))
-        started.append(service)
-        request.node.service_logs = [("service log", service.log)]
-        return service.start()
-
-    yield start
-    for service in started:
-        service.stop()
 
 
 def primary_of(cluster: Cluster, game_id: str) -> int:
@@ -63,9 +47,9 @@ def live_url(failover: ClusterFailover) -> str:
 
 @pytest.mark.parametrize("durability", ["durable", "replicated"])
 async def test_a_cluster_replica_held_back_loses_what_its_primary_acknowledged_unless_replicated(
-    durability, cluster, service_on,
+    durability, cluster, services,
 ):  # fmt: skip
-    service = service_on(cluster, durability=durability, replica_wait_ms=WAIT_MS, runner=False)
+    service = services(cluster, cluster="yes", durability=durability, replica_wait_ms=WAIT_MS, runner=False)
     ledger, stop = Ledger(), asyncio.Event()
     async with httpx.AsyncClient(base_url=service.url, timeout=30) as api:
         games = await guest_games(api, 4, seats=2)
@@ -89,29 +73,16 @@ async def test_a_cluster_replica_held_back_loses_what_its_primary_acknowledged_u
             assert not ledger.unknown, ledger.statuses
     service.stop()
     logs = await read_logs(live_url(failover), [g for g, _ in games], cluster=True)
-    lost = {g: set(ledger.lost(g, log.envelopes)) for g, log in logs.items()}
-    held = {g: set(ledger.acked[g]) - before[g] for g in lost}
-    print(f"\n[cluster, held replica, {durability}] {len(on_it)} of {len(games)} games on the primary killed; "
-          f"acknowledged while held: {sum(map(len, held.values()))}; lost {sum(map(len, lost.values()))}; "
-          f"answers {dict(ledger.statuses)}")  # fmt: skip
-    if durability == "replicated":
-        check_ledger(ledger, logs)
-        assert not any(lost.values())
-    else:
-        check_ledger(ledger, logs, lossy=True)
-        assert lost == held and any(held.values())
+    held_back_verdict(durability, ledger, logs, before, f"Cluster, {len(on_it)} of {len(games)} games on the primary killed")
 
 
 @pytest.mark.skipif(not SOAK, reason="make soak (FREE_PARKING_SOAK=1): the held-back cases above show the cluster's "
                     "failover in make test; this one adds the load of racing clients and bots, for ten more seconds")
-async def test_a_cluster_failover_under_load_loses_nothing_acknowledged_with_replicated(cluster, service_on):
-    service = service_on(cluster, durability="replicated", replica_wait_ms=WAIT_MS, bot_delay_ms=20)
+async def test_a_cluster_failover_under_load_loses_nothing_acknowledged_with_replicated(cluster, services):
+    service = services(cluster, cluster="yes", durability="replicated", replica_wait_ms=WAIT_MS, bot_delay_ms=20)
     ledger, stop = Ledger(), asyncio.Event()
     async with httpx.AsyncClient(base_url=service.url, timeout=30) as api, background(stop) as start:
-        bots = await bot_games(api, 6, seats=3)
-        humans = await guest_games(api, 2, seats=2)
-        tasks = start([play(api, g, t, ledger, random.Random(i), stop, tag=f"cfo-{i}", patience=40)
-                       for i, (g, t) in enumerate(humans)] + [watch(api, bots, ledger, stop)])  # fmt: skip
+        bots, humans, tasks = await under_load(api, start, ledger, stop, bots=6, humans=2, tag="cfo")
         await wait_until(lambda: _acked(ledger, tasks, 150), 30, "150 events acknowledged")
         failover = ClusterFailover(cluster, primary_of(cluster, bots[0]))
         playing = {g: v for g, (v, s) in (await versions(api, bots)).items() if s == "playing"}

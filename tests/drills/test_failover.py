@@ -26,11 +26,10 @@ import httpx
 import pytest
 
 from tests.drills.support import (
-    UNKNOWN, Ledger, background, bot_games, check_ledger, guest_games, play, read_logs, resend_unknown,
-    service_settings, versions, wait_until, watch,
+    UNKNOWN, Ledger, background, check_ledger, guest_games, play, read_logs, resend_unknown, under_load, versions,
+    wait_until,
 )  # fmt: skip
 from tests.replicas import Replicated
-from tests.servers import Service
 
 WAIT_MS = 300  # each write's bound on its replica's answer: the held-back cases wait it out at every try
 KILL_AFTER = 150  # events acknowledged before the kill under load
@@ -42,22 +41,6 @@ def group(tmp_path):
     replicated = Replicated(tmp_path / "redis").start()
     yield replicated
     replicated.stop()
-
-
-@pytest.fixture
-def service_on(tmp_path, request):
-    """``service_on(group, **settings)``: the service through ``group``'s Sentinel, stopped at the end."""
-    started: list[Service] = []
-
-    def start(group: Replicated, **settings) -> Service:
-        service = Service(tmp_path / "service", None, **service_settings(redis_sentinel=group.sentinel.address, **settings))
-        started.append(service)
-        request.node.service_logs = [("service log", service.log)]
-        return service.start()
-
-    yield start
-    for service in started:
-        service.stop()
 
 
 async def follow(api: httpx.AsyncClient, game_id: str, ledger: Ledger, stop: asyncio.Event, seen: dict[str, int]) -> None:
@@ -87,14 +70,11 @@ def feed_gauges(scrape: str) -> tuple[float, float]:
     return float(pauses.group(1)) if pauses else 0.0, float(blocking.group(1)) if blocking else 0.0
 
 
-async def test_a_failover_under_load_loses_nothing_acknowledged_with_replicated(group, service_on):
-    service = service_on(group, durability="replicated", replica_wait_ms=WAIT_MS, bot_delay_ms=20)
+async def test_a_failover_under_load_loses_nothing_acknowledged_with_replicated(group, services):
+    service = services(None, sentinel=group, durability="replicated", replica_wait_ms=WAIT_MS, bot_delay_ms=20)
     ledger, stop = Ledger(), asyncio.Event()
     async with httpx.AsyncClient(base_url=service.url, timeout=30) as api, background(stop) as start:
-        bots = await bot_games(api, 4, seats=3)
-        humans = await guest_games(api, 2, seats=2)
-        tasks = start([play(api, g, t, ledger, random.Random(i), stop, tag=f"fo-{i}", patience=40)
-                       for i, (g, t) in enumerate(humans)] + [watch(api, bots, ledger, stop)])  # fmt: skip
+        bots, humans, tasks = await under_load(api, start, ledger, stop, bots=4, humans=2, tag="fo")
         streamed: dict[str, int] = {}
         stream = start([follow(api, g, ledger, stop, streamed) for g in bots])  # cancelled at the end: they wait on events
         began = time.monotonic()
@@ -138,8 +118,8 @@ async def test_a_failover_under_load_loses_nothing_acknowledged_with_replicated(
 
 
 @pytest.mark.parametrize("durability", ["durable", "replicated"])
-async def test_a_replica_held_back_loses_what_the_primary_acknowledged_unless_replicated(durability, group, service_on):
-    service = service_on(group, durability=durability, replica_wait_ms=WAIT_MS, runner=False)
+async def test_a_replica_held_back_loses_what_the_primary_acknowledged_unless_replicated(durability, group, services):
+    service = services(None, sentinel=group, durability=durability, replica_wait_ms=WAIT_MS, runner=False)
     ledger, stop = Ledger(), asyncio.Event()
     async with httpx.AsyncClient(base_url=service.url, timeout=30) as api:
         games = await guest_games(api, 2, seats=2)
@@ -165,17 +145,22 @@ async def test_a_replica_held_back_loses_what_the_primary_acknowledged_unless_re
         else:
             assert ledger.statuses["200"] == 8 + 6 and not ledger.unknown, ledger.statuses
     service.stop()
-    logs = await read_logs(group.replica.url, [g for g, _ in games])
+    held_back_verdict(durability, ledger, await read_logs(group.replica.url, [g for g, _ in games]), before, "Sentinel")
+
+
+def held_back_verdict(durability: str, ledger: Ledger, logs: dict, before: dict[str, set[int]], where: str) -> None:
+    """What the promoted replica's logs lack: under ``replicated`` nothing acknowledged; else exactly the events
+    acknowledged while the replica was held (those beyond ``before``), and some were."""
     lost = {g: set(ledger.lost(g, log.envelopes)) for g, log in logs.items()}
     held = {g: set(ledger.acked[g]) - before[g] for g in lost}
-    print(f"\n[held replica, {durability}] acknowledged while held: {sum(map(len, held.values()))} events; lost "
-          f"{sum(map(len, lost.values()))}; answers {dict(ledger.statuses)}")  # fmt: skip
+    print(f"\n[{where}, held replica, {durability}] acknowledged while held: {sum(map(len, held.values()))} events; "
+          f"lost {sum(map(len, lost.values()))}; answers {dict(ledger.statuses)}")  # fmt: skip
     if durability == "replicated":
         check_ledger(ledger, logs)
         assert not any(lost.values())
     else:
         check_ledger(ledger, logs, lossy=True)
-        assert lost == held and all(held.values())  # exactly the events acknowledged while the replica was held
+        assert lost == held and any(held.values())
 
 
 def synced(check):

@@ -109,6 +109,10 @@ async def test_a_resend_or_a_read_is_answered_only_once_the_replica_has_the_firs
             await two.append(second)
         with pytest.raises(NotReplicated):  # a read of it
             await two.read("g-resend")
+        with pytest.raises(NotReplicated):  # a player's own stream: told, and read, the same way
+            await one.tell_player("p-held", {"type": "hello"})
+        with pytest.raises(NotReplicated):
+            await two.player_events("p-held", "0-0", 10)
         assert await one.read("g-resend", count=b[0].last) is not None  # what was replicated reads at once
         replicated.release_replica()
         bound(GENEROUS_MS, one, two)
@@ -116,6 +120,7 @@ async def test_a_resend_or_a_read_is_answered_only_once_the_replica_has_the_firs
         async with aioredis.from_url(replicated.replica.url) as replica:  # the first try's events are on the replica
             assert await replica.xlen(two.keys.stream("g-resend")) == b[1].last  # when the resend is answered
         assert len(await two.read("g-resend")) == b[1].last
+        assert len(await two.player_events("p-held", "0-0", 10)) == 1
     finally:
         replicated.release_replica()
         await one.close()

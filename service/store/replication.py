@@ -7,8 +7,8 @@ primary written, after that primary's writes). Two traps follow from "this conne
 
 * **a resend** whose append script answers ``duplicate`` writes nothing; a WAIT after it waits for whatever that pooled
   connection wrote last, not for the first try's write (which may have timed out on its WAIT, 503, and still not be on
-  any replica). So under ``replicated`` every waited pipeline first writes a *marker* (``INCR`` of a key in the slot
-  of the keys it covers): Redis replicates in order, so a replica that has the marker has everything written on that
+  any replica). So under ``replicated`` every waited pipeline first writes a *marker* (``SET`` of a key in the slot
+  of the keys it covers, expiring after a minute): Redis replicates in order, so a replica that has the marker has everything written on that
   primary before it — the first try's write included.
 * **a read** could show an event that the primary has and no replica yet (its append is still waiting, or timed out):
   a failover would take back what a reader saw, and a receipt signed on it would refute the log. So under
@@ -29,13 +29,18 @@ from redis.asyncio.cluster import RedisCluster
 
 from .contract import NotDurable, NotReplicated, StoreUnavailable, unavailable
 
+MARKER_MS = 60_000
+"""How long a marker key lives: a key with no hash tag (a token, a player) gets a marker of its own on a cluster, so
+markers expire rather than pile up (on a single server there is one)."""
 KNOWN_GAMES = 50_000
 """Games whose replicated version a worker remembers (the oldest forgotten first: a read of one costs a barrier)."""
 
 
-def marker(namespace: str, key: str) -> str:
-    """A key in ``key``'s slot (so on its primary, on a cluster), written before a wait: its hash tag, or the whole
-    key as the tag when it has none."""
+def marker(namespace: str, key: str | None = None) -> str:
+    """The key written before a wait: on a single server one for all (``key`` None); on a cluster one in ``key``'s
+    slot (so on its primary) — its hash tag, or the whole key as the tag when it has none."""
+    if key is None:
+        return f"{namespace}:replicated"
     start = key.find("{")
     end = key.find("}", start + 1) if start >= 0 else -1
     if start >= 0 and end > start + 1:
@@ -133,8 +138,8 @@ async def execute(store: Any, pipe: Any, written: list[str]) -> list[Any]:
     for node, key in _targets(store.r, written):
         where = {} if node is None else {"target_nodes": node}
         name = "the primary" if node is None else node.name
-        if replication is not None:
-            pipe.execute_command("INCR", marker(store.keys.ns, key))  # routed by its key: to the primary of ``key``
+        if replication is not None:  # on a cluster routed by its key: to the primary of ``key``
+            pipe.execute_command("SET", marker(store.keys.ns, None if node is None else key), "1", "PX", MARKER_MS)
             added.append(("marker", name))
         if store.waitaof:
             pipe.execute_command("WAITAOF", 1, 0, 0, **where)

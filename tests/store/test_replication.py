@@ -43,6 +43,7 @@ def test_every_key_shape_has_a_marker_in_its_slot():
         assert key_slot(marker("ns", key).encode()) == key_slot(key.encode()), key
     with pytest.raises(ValueError, match="no marker"):
         marker("ns", "a{}b}")
+    assert marker("ns") == "ns:replicated"  # a single server's one marker
 
 
 async def test_wait_goes_in_each_pipeline_after_a_marker_on_the_connection_that_wrote():
@@ -53,7 +54,7 @@ async def test_wait_goes_in_each_pipeline_after_a_marker_on_the_connection_that_
     assert got == [Appended("ok", b[0].last, 1, b[0].last)] * 5
     await store.put_token("t" * 64, b"x")
     for names in client.pipelines:  # the writes, then one marker and one WAIT, last
-        assert names[-2:] == ["INCR", "WAIT"] and names.count("WAIT") == 1, names
+        assert names[-2:] == ["SET", "WAIT"] and names.count("WAIT") == 1, names
     client.replicas = 0  # no replica confirmed in time: not acknowledged
     with pytest.raises(NotReplicated, match="0 of the 1 replicas"):
         await store.append(request("g-w-0", b[1]))
@@ -78,7 +79,7 @@ async def test_on_a_cluster_each_primary_written_gets_a_marker_and_a_wait_after_
             assert sorted(waited) == sorted(written), seen  # one per primary written, none elsewhere
             for node in waited:  # after that primary's writes and its marker
                 writes = [i for i, (name, n) in enumerate(seen) if n == node and name != "WAIT"]
-                assert seen[max(writes)][0] == "INCR" and seen.index(("WAIT", node)) > max(writes), seen
+                assert seen[max(writes)][0] == "SET" and seen.index(("WAIT", node)) > max(writes), seen
         recorder.replicas = 0
         with pytest.raises(NotReplicated):
             await store.append(request(ids[0], tmpl[1]))

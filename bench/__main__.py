@@ -16,10 +16,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from . import archive, bots, http, length, memory, rebuild, replay, stages
+from . import archive, bots, http, length, memory, rebuild, replay, replicated, stages
 from .report import markdown, print_table
 
-ALL = ["1", "1c", "1l", "1s", "2", "3", "3e", "4", "4b", "4j", "5", "6", "6c", "7", "8", "9", "9k", "10", "11", "11r"]
+ALL = ["1", "1c", "1l", "1r", "1s", "2", "3", "3e", "4", "4b", "4j", "5", "6", "6c", "7", "8", "9", "9k", "10", "11", "11r"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
 
     console = Console(highlight=False, width=max(160, Console().width))
     nproc = os.cpu_count() or 1
-    all_measures = {**http.measures(), **stages.measures(), **length.measures(), **replay.measures(), **rebuild.measures(), **memory.measures(), **bots.measures(), **archive.measures()}
+    all_measures = {**http.measures(), **stages.measures(), **length.measures(), **replay.measures(), **rebuild.measures(), **memory.measures(), **bots.measures(), **archive.measures(), **replicated.measures()}
     wanted = [all_measures[k] for k in ALL if k in args.only]
     started = time.perf_counter()
 
@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
 
     suites = [
         ("HTTP load (1, 1l, 2, 6, 8, 9, 9k)", {"1", "1c", "1l", "2", "6", "6c", "8", "9", "9k"}, http.run),
+        ("what replicated costs (1r)", {"1r"}, replicated.run),
         ("where a request's CPU goes (1s)", {"1s"}, stages.run),
         ("game length (3)", {"3", "3e"}, length.run),
         ("replays verify (4)", {"4", "4j"}, replay.run),

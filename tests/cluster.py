@@ -1,8 +1,9 @@
 """A real three-master Redis Cluster of the tests' own, on free loopback ports.
 
 Each master is ``redis-server --cluster-enabled yes`` in a directory of its own (no RDB, no AOF); ``redis-cli
---cluster create`` splits the 16384 slots over them, with no replicas. ``start_cluster`` waits until every node
-says ``cluster_state:ok``. It never touches the shared Redis on 127.0.0.1:6379.
+--cluster create`` splits the 16384 slots over them, with no replicas — or, given ``replicas=1`` (the failover
+drill), one replica per master. ``start_cluster`` waits until every node says ``cluster_state:ok`` (and every replica
+is in sync). It never touches the shared Redis on 127.0.0.1:6379.
 
 Without ``redis-server`` or ``redis-cli`` the tests that need the cluster are skipped with the reason — except
 in CI (``FREE_PARKING_CI=1``), where that is a failure.
@@ -59,10 +60,11 @@ def _answer(port: int, command: bytes) -> bytes:
 
 
 class Cluster:
-    """Three masters on loopback; ``url`` names one of them (a cluster client finds the others)."""
+    """Three masters on loopback, each with ``replicas`` replicas; ``url`` names one of them (a cluster client finds
+    the others). ``args`` are given every node (``--appendfsync always``…)."""
 
-    def __init__(self, directory: Path) -> None:
-        self.dir = directory
+    def __init__(self, directory: Path, replicas: int = 0, args: tuple[str, ...] = ()) -> None:
+        self.dir, self.replicas, self.args = directory, replicas, args
         self.ports: list[int] = []
         self.procs: list[subprocess.Popen] = []
 
@@ -70,45 +72,59 @@ class Cluster:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.ports[0]}/0"
 
-    def _start_node(self) -> None:
-        for _ in range(10):
-            port = free_cluster_port()
-            node_dir = self.dir / f"node-{port}"
+    def _start_node(self, port: int | None = None) -> subprocess.Popen:
+        """Start a node (on a free port, or again on ``port``, in its directory: its ``nodes.conf`` says who it was)."""
+        for _ in range(10 if port is None else 50):
+            node_port = port or free_cluster_port()
+            node_dir = self.dir / f"node-{node_port}"
             node_dir.mkdir(parents=True, exist_ok=True)
             proc = subprocess.Popen(
-                [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-                 "--cluster-config-file", str(node_dir / f"nodes-{port}.conf"), "--cluster-node-timeout", "5000",
+                [REDIS_SERVER, "--port", str(node_port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+                 "--cluster-config-file", str(node_dir / f"nodes-{node_port}.conf"), "--cluster-node-timeout", "5000",
                  "--save", "", "--appendonly", "no", "--dir", str(node_dir), "--daemonize", "no",
-                 "--loglevel", "warning", "--logfile", str(node_dir / "redis.log")],
+                 "--loglevel", "warning", "--logfile", str(node_dir / "redis.log"), *self.args],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )  # fmt: skip
             deadline = time.monotonic() + 10
             while time.monotonic() < deadline and proc.poll() is None:
                 try:
-                    if _answer(port, b"PING\r\n").startswith(b"+PONG"):
-                        self.ports.append(port)
-                        self.procs.append(proc)
-                        return
+                    if _answer(node_port, b"PING\r\n").startswith(b"+PONG"):
+                        if port is None:
+                            self.ports.append(node_port)
+                            self.procs.append(proc)
+                        return proc
                 except OSError:
                     pass
                 time.sleep(0.02)
-            proc.kill()  # the port was taken meanwhile, or the node would not start: another port
+            proc.kill()  # the port was taken meanwhile, or the node would not start: another port (or a moment)
             proc.wait()
+            time.sleep(0 if port is None else 0.1)
         raise RuntimeError(f"a cluster node would not start (see {self.dir}/node-*/redis.log)")
+
+    def restart(self, port: int) -> None:
+        """Start the node of ``port`` again (after ``kill``), as it was."""
+        self.procs[self.ports.index(port)] = self._start_node(port)
+
+    def kill(self, port: int) -> None:
+        """SIGKILL the node of ``port``."""
+        proc = self.procs[self.ports.index(port)]
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
     def start(self) -> Cluster:
         try:
-            for _ in range(MASTERS):
+            for _ in range(MASTERS * (1 + self.replicas)):
                 self._start_node()
             created = subprocess.run(
                 [REDIS_CLI, "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports),
-                 "--cluster-replicas", "0", "--cluster-yes"],
+                 "--cluster-replicas", str(self.replicas), "--cluster-yes"],
                 capture_output=True, text=True, timeout=60,
             )  # fmt: skip
             if created.returncode != 0:
                 raise RuntimeError(f"redis-cli --cluster create failed:\n{created.stdout}\n{created.stderr}")
             deadline = time.monotonic() + 30
-            while not all(b"cluster_state:ok" in _answer(p, b"CLUSTER INFO\r\n") for p in self.ports):
+            while not self.ok(self.ports):
                 if time.monotonic() > deadline:
                     raise RuntimeError("the cluster did not reach cluster_state:ok within 30 s")
                 time.sleep(0.1)
@@ -116,6 +132,12 @@ class Cluster:
             self.stop()
             raise
         return self
+
+    def ok(self, ports: list[int]) -> bool:
+        """Whether every node of ``ports`` says ``cluster_state:ok``, and every replica among them is in sync."""
+        return all(b"cluster_state:ok" in _answer(p, b"CLUSTER INFO\r\n") for p in ports) and all(
+            b"role:master" in info or b"master_link_status:up" in info
+            for info in (_answer(p, b"INFO replication\r\n") for p in ports))  # fmt: skip
 
     def stop(self) -> None:
         for proc in self.procs:

@@ -42,7 +42,7 @@ from .round_tables import RoundsAdvancer
 from .records import bp as records_bp
 from .routes import bp
 from .runner import Runner
-from .settings import Settings
+from .settings import Settings, SettingsError
 from .signing import Keyring, KeyringError, Receipts, keyring_at, retired_from
 from .tournaments import bp as tournaments_bp
 
@@ -89,7 +89,7 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
                 await store.close()
                 raise
         log.info("open http://%s:%d/ (pid %d) — store: %s (%s); durability: %s", _shown(settings.host), settings.port,
-                 os.getpid(), store.name, settings.redis_url or settings.data_dir, durability.guarantee)
+                 os.getpid(), store.name, settings.sentinel or settings.redis_url or settings.data_dir, durability.guarantee)
         app.ctx.store = store
         app.ctx.durability = durability
         app.ctx.receipts = receipts
@@ -190,11 +190,14 @@ async def open_store_for(settings: Settings) -> tuple[Store, Durability]:
             wait_ms=settings.store_wait_ms,
             repair=settings.repair,
             archive=settings.archive_root,
+            sentinel=settings.sentinel,
+            replicas=settings.replicas,
+            replica_wait_ms=settings.replica_wait_ms,
         )
-    except (JournalCorrupt, NotDurable, ArchiveError, DataInUse) as e:
+    except (JournalCorrupt, NotDurable, ArchiveError, DataInUse, SettingsError) as e:
         raise StartupRefused(str(e)) from e
     except StoreUnavailable as e:
-        raise StartupRefused(f"the store at {settings.redis_url} cannot be reached: {e}") from e
+        raise StartupRefused(f"the store at {settings.sentinel or settings.redis_url} cannot be reached: {e}") from e
     except OSError as e:  # the data folder: a file, not writable, no space
         raise StartupRefused(f"the data folder {settings.data_dir} cannot be used: {e.strerror or e} ({e.filename or ''})") from e
 

@@ -11,7 +11,7 @@ from sanic import exceptions as sx
 
 from service.store.archive import ArchiveDamaged, ArchiveError
 from service.store.outage import Outage
-from service.store.store import NotDurable, StoreBusy, StoreUnavailable
+from service.store.store import NotDurable, NotReplicated, StoreBusy, StoreUnavailable
 from service.rules.errors import RuleViolation
 
 from . import metrics
@@ -108,6 +108,19 @@ def install(app: Sanic) -> None:
         metrics.STORE_ERRORS.labels("busy").inc()
         response = error_response(503, "store_busy", "The service is busy: every connection to the event store is in use. "
                                   "Nothing was written; retry in a second.", {"retry_after": BUSY_RETRY_AFTER})
+        response.headers["retry-after"] = str(BUSY_RETRY_AFTER)
+        return response
+
+    @app.exception(NotReplicated)
+    async def _replicated(request: Request, e: NotReplicated) -> HTTPResponse:
+        request.app.ctx.requests_outage.failed(e)  # said once, as an outage of the store is
+        metrics.STORE_ERRORS.labels("not_replicated").inc()
+        if request.method in ("GET", "HEAD"):
+            what = "Nothing was shown: what there is to show is not yet on the store's replicas; retry shortly."
+        else:
+            what = ("Not acknowledged: the store's replicas did not confirm the write in time. It may still be applied "
+                    f"(a failover may also take it back). {unavailable_advice(request)}")
+        response = error_response(503, "not_replicated", what, {"retry_after": BUSY_RETRY_AFTER})
         response.headers["retry-after"] = str(BUSY_RETRY_AFTER)
         return response
 

@@ -29,7 +29,9 @@ _STATUS_TEXT = {
     422: "The rules forbid it now (a rule code: `not_your_turn`, `meter_too_low`, …), or the command is another kind's (`wrong_kind`)",
     429: "Too many new players or games from this client: wait `Retry-After` seconds (`rate_limited`, `detail.retry_after`)",
     503: ("The store cannot be reached; nothing was written (`store_unavailable`). An archived game's record cannot be "
-          "read now (`archive_unavailable`), or is damaged until the operator restores it (`archive_damaged`)"),
+          "read now (`archive_unavailable`), or is damaged until the operator restores it (`archive_damaged`). The "
+          "store's replicas did not confirm a write in time (`not_replicated`, `--durability replicated`): not "
+          "acknowledged; resend it with the same `command_id` after `Retry-After` seconds"),
 }
 
 

@@ -10,6 +10,7 @@ import msgspec
 
 from service.store.logtrim import LOG_KEEP_MS
 from service.store.pool import CONNECTIONS, WAIT_MS
+from service.store.sentinel import MASTER, SentinelAddress, parse_sentinels
 from service.store.stores import ClusterMode
 
 ENV_PREFIX = "FREE_PARKING_"
@@ -24,7 +25,13 @@ class Settings(msgspec.Struct, kw_only=True):
     cluster: ClusterMode = "auto"  # is redis_url a node of a Redis Cluster? auto: ask it (INFO cluster)
     namespace: str = "fp"
     admin_token: str | None = None
-    durability: Literal["none", "durable"] = "none"
+    durability: Literal["none", "durable", "replicated"] = "none"
+    # Redis through Sentinel (REDIS_SENTINEL=host:port,…; the primary's name in REDIS_SENTINEL_MASTER), and what
+    # --durability replicated waits for: this many replicas, at most this long, else 503 (docs/durability.md)
+    redis_sentinel: str | None = None
+    redis_sentinel_master: str = MASTER
+    replicas: Annotated[int, msgspec.Meta(ge=1)] = 1
+    replica_wait_ms: Annotated[int, msgspec.Meta(ge=1)] = 1000
     fsync: bool = False
     repair: bool = False  # embedded store: drop what the journal cannot read past, kept beside it (docs/durability.md)
     allow_volatile: bool = False
@@ -86,7 +93,17 @@ class Settings(msgspec.Struct, kw_only=True):
 
     @property
     def store_name(self) -> str:
-        return "redis" if self.redis_url else "embedded"
+        return "redis" if self.redis_url or self.redis_sentinel else "embedded"
+
+    @property
+    def sentinel(self) -> SentinelAddress | None:
+        """Where the Sentinels are, or None; ``SettingsError`` (one line) for an address that is none."""
+        if not self.redis_sentinel:
+            return None
+        try:
+            return parse_sentinels(self.redis_sentinel, self.redis_sentinel_master)
+        except ValueError as e:
+            raise SettingsError(f"REDIS_SENTINEL: {e}") from None
 
     def to_env(self) -> dict[str, str]:
         """The settings as environment variables, for worker processes to read back."""
@@ -105,14 +122,17 @@ class Settings(msgspec.Struct, kw_only=True):
             key = ENV_PREFIX + name.upper()
             if key in env:
                 raw[name] = env[key]
-        if "REDIS_URL" in env and "redis_url" not in raw and env["REDIS_URL"]:
-            raw["redis_url"] = env["REDIS_URL"]
+        for name in ("redis_url", "redis_sentinel", "redis_sentinel_master"):  # also unprefixed, as Redis's tools name them
+            if env.get(name.upper()) and name not in raw:
+                raw[name] = env[name.upper()]
         try:
-            return msgspec.convert(raw, cls, strict=False, dec_hook=_from_text)
+            settings = msgspec.convert(raw, cls, strict=False, dec_hook=_from_text)
         except msgspec.ValidationError as e:  # said in the operator's words: which variable, and what is wrong with it
             message, _, where = str(e).partition(" - at `$.")
             name = where.rstrip("`").split(".")[0].split("[")[0]
             raise SettingsError(f"{ENV_PREFIX}{name.upper()}: {message}" if name else str(e)) from None
+        settings.sentinel  # noqa: B018 - refused here, in one line, not at the store's start
+        return settings
 
 
 class SettingsError(ValueError):

@@ -48,8 +48,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repair", action="store_true", default=env.repair,
                    help="embedded store: start even if the journal is damaged, keeping its intact records before the "
                         "damage and moving the rest to a .damaged file beside it (see docs/durability.md)")
-    p.add_argument("--durability", choices=("none", "durable"), default=env.durability,
-                   help="durable: refuse to start where an acknowledged event could be lost (see docs/durability.md)")
+    p.add_argument("--durability", choices=("none", "durable", "replicated"), default=env.durability,
+                   help="durable: refuse to start where an acknowledged event could be lost; replicated: durable, and each "
+                        "write answered only once --replicas replicas have it (see docs/durability.md)")
     p.add_argument("--allow-volatile", action="store_true", default=env.allow_volatile,
                    help="allow tournaments on a store that could lose an acknowledged event (see docs/tournaments.md)")
     p.add_argument("--cluster", choices=("auto", "yes", "no"), default=env.cluster,
@@ -71,6 +72,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     store = p.add_argument_group("the store and the worker (docs/operating.md)")
     store.add_argument("--redis-url", default=env.redis_url,
                        help="a real Redis, or any node of a Redis Cluster (REDIS_URL); without it, the embedded store")
+    store.add_argument("--redis-sentinel", default=env.redis_sentinel, metavar="HOST:PORT,…",
+                       help="reach the Redis primary through these Sentinels (REDIS_SENTINEL), following its failovers")
+    store.add_argument("--sentinel-master", dest="redis_sentinel_master", default=env.redis_sentinel_master,
+                       help=f"the primary's name, as the Sentinels know it (REDIS_SENTINEL_MASTER; default {env.redis_sentinel_master})")
+    store.add_argument("--replicas", type=_positive, default=env.replicas,
+                       help=f"--durability replicated: the replicas each write must reach (default {env.replicas})")
+    store.add_argument("--replica-wait-ms", type=_positive, default=env.replica_wait_ms,
+                       help=f"--durability replicated: how long a write waits for them before 503 (default {env.replica_wait_ms})")
     store.add_argument("--namespace", default=env.namespace, help=f"the prefix of every Redis key (default {env.namespace})")
     store.add_argument("--store-connections", type=int, default=env.store_connections,
                        help=f"store connections a worker keeps; more concurrent requests wait (default {env.store_connections})")
@@ -153,6 +162,17 @@ def _count(text: str) -> int:
 _count.__name__ = "count (0 or more)"  # argparse names the type in its message: "invalid count (0 or more) value"
 
 
+def _positive(text: str) -> int:
+    """A count of at least one (replicas, milliseconds): argparse says what is wrong with any other in one line."""
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
+
+
+_positive.__name__ = "count (1 or more)"
+
+
 def settings_from(args: argparse.Namespace) -> Settings:
     """The environment's settings, each one a flag was given for replaced by the flag's (every flag's ``dest`` is
     the setting's name; a flag's default is the environment's)."""
@@ -206,7 +226,7 @@ def _checked_early(settings: Settings) -> None:
     held by another process. The store's own start takes the folder's lock for good (and refuses it there too, had
     another process taken it in between); this only asks."""
     receipts_for(settings)
-    if settings.redis_url:
+    if settings.store_name == "redis":
         return
     try:
         Owner(settings.data_dir).release()
@@ -251,7 +271,7 @@ def main(args: argparse.Namespace) -> int:
     if settings.workers < 1:
         print("--workers must be at least 1", file=sys.stderr)
         return 2
-    if settings.workers > 1 and not settings.redis_url:
+    if settings.workers > 1 and settings.store_name != "redis":
         print(
             "the embedded store belongs to one process: run it with --workers 1, or set REDIS_URL to share a real Redis",
             file=sys.stderr,

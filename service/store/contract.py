@@ -50,6 +50,13 @@ class NotDurable(Exception):
     """The server could lose an acknowledged event under the durability the service was asked for."""
 
 
+class NotReplicated(StoreUnavailable):
+    """Fewer replicas than asked confirmed a write within the bound (``--durability replicated``): not acknowledged.
+    The write may still be on the primary, and show later — or be taken back by a failover; a resend with the same
+    command id is safe, and is answered once the replicas have it. A kind of unavailability (retry shortly), which the
+    API answers in words of its own."""
+
+
 Outcome = Literal["ok", "duplicate", "command_id_reused", "conflict", "claimed"]
 
 

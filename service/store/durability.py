@@ -31,7 +31,8 @@ from redis.asyncio.cluster import RedisCluster
 
 from .store import UNAVAILABLE, NotDurable, StoreUnavailable, unavailable
 
-Requested = Literal["none", "durable"]
+Requested = Literal["none", "durable", "replicated"]
+REQUESTED = ("none", "durable", "replicated")
 Method = Literal["none", "waitaof", "appendfsync-always", "journal-flush", "journal-fsync"]
 
 WAITAOF_SINCE = (7, 2)
@@ -68,6 +69,7 @@ class Durability(msgspec.Struct, frozen=True, kw_only=True):
     waitaof: bool  # build the RedisStore with ``waitaof=True``
     guarantee: str
     server_version: str | None = None
+    replicas: int = 0  # ``replicated``: each write waits for this many replicas (WAIT)
     has_waitaof: bool | None = None  # None: could not be told
     appendonly: str | None = None  # None: CONFIG GET unavailable
     appendfsync: str | None = None
@@ -147,20 +149,52 @@ def _guarantee(appendonly: str | None, appendfsync: str | None) -> str:
 NONE_HINT = "or start the service with FREE_PARKING_DURABILITY=none to accept the server as it is"
 
 
-async def check_durability(client: Any, requested: str) -> Durability:
+async def check_durability(client: Any, requested: str, replicas: int = 1) -> Durability:
     """Inspect the server behind ``client`` and say how appends will be made durable.
 
-    Raises ``NotDurable`` when ``requested`` is ``"durable"`` and the server cannot promise that nothing
-    acknowledged is lost; the message names the setting to change.
+    Raises ``NotDurable`` when ``requested`` is ``"durable"`` (or ``"replicated"``, which is ``"durable"`` and more)
+    and the server cannot promise that nothing acknowledged is lost, or when ``"replicated"`` finds a primary with
+    fewer than ``replicas`` replicas attached; the message names the setting to change.
     """
-    if requested not in ("none", "durable"):
-        raise ValueError(f"durability must be 'none' or 'durable', not {requested!r}")
+    if requested not in REQUESTED:
+        raise ValueError(f"durability must be one of {', '.join(REQUESTED)}, not {requested!r}")
     try:
         if isinstance(client, RedisCluster):
-            return await _check_cluster(client, requested)
-        return await _check(client, requested)
+            return await _check_cluster(client, requested, replicas)
+        return await _check_replicated(client, requested, replicas, "the primary")
     except _UNREACHABLE as e:
         raise StoreUnavailable(str(e)) from e
+
+
+REPLICATED_GUARANTEE = (
+    "; and each write waits (WAIT) until {n} replica(s) have it, so a failover to a replica (Sentinel, Cluster) keeps "
+    "every acknowledged event"
+)
+
+
+async def _check_replicated(client: Any, requested: str, replicas: int, server: str) -> Durability:
+    """``_check``; for ``"replicated"`` the local durability of ``"durable"`` (a primary that restarts without a write
+    before a failover would hand its replicas a log without it: the replicas copy the primary) and ``replicas`` replicas
+    attached now (``INFO replication``)."""
+    if requested != "replicated":
+        return await _check(client, requested)
+    local = await _check(client, "durable")
+    info = await client.info("replication")
+    role = _text(info.get("role"))
+    if role != "master":
+        raise NotDurable(f"replicated appends go to a primary, and {server} is a {role}: name the primary (REDIS_URL), "
+                         "or reach it through Sentinel (REDIS_SENTINEL)")  # fmt: skip
+    online = [f"{v.get('ip')}:{v.get('port')}" for k, v in info.items()
+              if str(k).startswith("slave") and isinstance(v, dict) and _text(v.get("state")) == "online"]  # fmt: skip
+    if len(online) < replicas:
+        have = f"{len(online)} ({', '.join(online)})" if online else "none"
+        raise NotDurable(
+            f"replicated appends wait for {replicas} replica(s) to confirm each write, and {server} has {have} online: "
+            "attach a replica (`replicaof`), or lower --replicas (FREE_PARKING_REPLICAS), or start the service with "
+            f"FREE_PARKING_DURABILITY=durable to accept that a failover may lose acknowledged events"
+        )
+    guarantee = local.guarantee + REPLICATED_GUARANTEE.format(n=replicas)
+    return msgspec.structs.replace(local, requested="replicated", replicas=replicas, guarantee=guarantee)
 
 
 class _OnNode:
@@ -179,7 +213,7 @@ class _OnNode:
         return await self._client.execute_command(*args, target_nodes=self._node)
 
 
-async def _check_cluster(client: RedisCluster, requested: str) -> Durability:
+async def _check_cluster(client: RedisCluster, requested: str, replicas: int) -> Durability:
     try:
         await client.initialize()
     except rex.RedisClusterException as e:
@@ -189,7 +223,7 @@ async def _check_cluster(client: RedisCluster, requested: str) -> Durability:
     found: list[tuple[str, Durability]] = []
     for node in sorted(client.get_primaries(), key=lambda n: n.name):
         try:
-            found.append((node.name, await _check(_OnNode(client, node), requested)))
+            found.append((node.name, await _check_replicated(_OnNode(client, node), requested, replicas, node.name)))
         except NotDurable as e:
             raise NotDurable(f"on the cluster's primary {node.name}: {e}") from None
     first = found[0][1]
@@ -272,8 +306,11 @@ JOURNAL_GUARANTEES = {
 
 def embedded_durability(requested: str, fsync: bool) -> Durability:
     """The embedded store's guarantee; ``"durable"`` needs the journal fsynced (``--fsync``)."""
-    if requested not in ("none", "durable"):
-        raise ValueError(f"durability must be 'none' or 'durable', not {requested!r}")
+    if requested not in REQUESTED:
+        raise ValueError(f"durability must be one of {', '.join(REQUESTED)}, not {requested!r}")
+    if requested == "replicated":
+        raise NotDurable("replicated writes wait for Redis replicas, and the embedded store has none: set REDIS_URL "
+                         "(or REDIS_SENTINEL) to a replicated Redis, or use --durability durable with --fsync")  # fmt: skip
     if requested == "durable" and not fsync:
         raise NotDurable(
             "durable writes on the embedded store need the journal fsynced: start the service with `--fsync` "

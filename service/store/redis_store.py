@@ -20,7 +20,9 @@ from redis.asyncio.cluster import RedisCluster
 from .buckets import RATE_GIVE_BACK_LUA, RATE_TAKE_ALL_LUA, RATE_TAKE_LUA
 from .keys import PARTITIONS, STATUSES
 from .pool import CONNECTIONS, WAIT_MS, WaitingPool
+from . import replication
 from .queue import RedisQueueOps
+from .replication import Replication
 from .rounds import RedisRoundsOps
 from .told import RedisToldOps
 from .resp import fast_packing
@@ -28,7 +30,6 @@ from .store import (
     UNAVAILABLE,
     Appended,
     AppendRequest,
-    NotDurable,
     Projected,
     ProjectionCorrupt,
     Store,
@@ -55,6 +56,9 @@ def _no_maintenance_notifications() -> dict[str, Any]:
 
 
 _NO_MAINTENANCE = _no_maintenance_notifications()
+FEED_OPTIONS: dict[str, Any] = {"decode_responses": False, "socket_keepalive": True, "client_name": "free-parking-change-feed",
+                                "max_connections": 2, **_NO_MAINTENANCE}  # fmt: skip
+"""The change feed's connection (``Store._feed_client``), besides its read timeout."""
 
 APPEND_LUA = resources.files(__package__).joinpath("append.lua").read_text()
 PROJECT_LUA = resources.files(__package__).joinpath("project.lua").read_text()
@@ -126,7 +130,9 @@ class RedisStore(RedisToldOps, RedisQueueOps, RedisRoundsOps, Store):
 
     name = "redis"
 
-    def __init__(self, client: Any, namespace: str = "fp", *, waitaof: bool = False) -> None:
+    def __init__(
+        self, client: Any, namespace: str = "fp", *, waitaof: bool = False, replicas: int = 0, replica_wait_ms: int = 1000,
+    ) -> None:  # fmt: skip
         super().__init__(client, namespace)
         self._script = client.register_script(APPEND_LUA)
         self._project = client.register_script(PROJECT_LUA)
@@ -142,6 +148,7 @@ class RedisStore(RedisToldOps, RedisQueueOps, RedisRoundsOps, Store):
         self._flushing = False
         self._flusher: asyncio.Task[None] | None = None  # held: the loop keeps only a weak reference to a task
         self.waitaof = waitaof
+        self.replication: Replication | None = Replication(replicas, replica_wait_ms) if replicas else None
 
     @classmethod
     def from_url(
@@ -159,7 +166,7 @@ class RedisStore(RedisToldOps, RedisQueueOps, RedisRoundsOps, Store):
             client = fast_packing(aioredis.Redis.from_pool(pool))
         store = cls(client, namespace, **kw)
         if not cluster:
-            store.url, store.feed_options = url, dict(_NO_MAINTENANCE)
+            store.feed_open = lambda timeout: aioredis.Redis.from_url(url, socket_timeout=timeout, **FEED_OPTIONS)
         return store
 
     @classmethod
@@ -320,40 +327,9 @@ class RedisStore(RedisToldOps, RedisQueueOps, RedisRoundsOps, Store):
         raise_first(await self._execute(pipe, [key]))  # acknowledged like an event: durably, where asked
 
     async def _execute(self, pipe: Any, written: list[str]) -> list[Any]:
-        """Run ``pipe`` (errors returned in place); with ``waitaof``, only once its writes are fsynced.
-
-        The WAITAOF goes in the same pipeline, so on the same connection: it waits for *that client's*
-        writes (a WAITAOF sent on another pooled connection would return at once). On a cluster the
-        pipeline is split per primary, each part on one connection: one WAITAOF goes to each primary that
-        owns a key of ``written``, after that primary's writes. (A write redirected by MOVED during a
-        resharding is retried on its own connection, which no WAITAOF covers: reshard with the service
-        stopped, or accept that window.)
-        """
-        waits = 0
-        if self.waitaof:
-            if isinstance(self.r, RedisCluster):
-                await self.r.initialize()  # the slot map (done once; a no-op afterwards)
-                nodes = {}
-                for key in written:
-                    node = self.r.get_node_from_key(key)
-                    nodes[node.name] = node
-                for node in nodes.values():
-                    pipe.execute_command("WAITAOF", 1, 0, 0, target_nodes=node)
-                waits = len(nodes)
-            else:
-                pipe.execute_command("WAITAOF", 1, 0, 0)
-                waits = 1
-        results = await pipe.execute(raise_on_error=False)
-        if waits:
-            replies = results[-waits:]
-            del results[-waits:]
-            for reply in replies:
-                if not (isinstance(reply, list) and int(reply[0]) >= 1):
-                    raise NotDurable(
-                        f"WAITAOF answered {reply!r}: the write may not be on disk "
-                        "(WAITAOF needs Redis >= 7.2 with `appendonly yes`)"
-                    )
-        return results
+        """Run ``pipe`` (errors returned in place), answering only once its writes are as safe as asked: fsynced
+        (``waitaof``), on the replicas (``replication``). See ``replication.py``."""
+        return await replication.execute(self, pipe, written)
 
     async def _op_append(self, req: AppendRequest) -> Appended:
         future: asyncio.Future[Appended] = asyncio.get_running_loop().create_future()
@@ -377,13 +353,16 @@ class RedisStore(RedisToldOps, RedisQueueOps, RedisRoundsOps, Store):
                         if not fut.done():
                             fut.set_exception(e)
                     continue
-                for (_, fut), res in zip(batch, results, strict=True):
+                for (req, fut), res in zip(batch, results, strict=True):
                     if fut.done():
                         continue
                     if isinstance(res, Exception):
                         fut.set_exception(StoreUnavailable(str(res)) if unavailable(res) else res)
-                    else:
-                        fut.set_result(_parse_append(res))
+                        continue
+                    appended = _parse_append(res)
+                    if self.replication is not None and appended.outcome in ("ok", "duplicate"):
+                        self.replication.seen(req.game_id, appended.last)  # waited for: a read of it needs no barrier
+                    fut.set_result(appended)
         finally:
             self._flushing = False
 

@@ -8,9 +8,9 @@ script. What a store is asked and answers is ``contract.py``; the entries' own f
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
-import redis.asyncio as aioredis
 from redis import exceptions as rex
 from redis.asyncio.cluster import RedisCluster
 
@@ -23,6 +23,7 @@ from .contract import (  # the store's vocabulary, imported from here by most of
     AppendRequest,
     CommandRecord,
     NotDurable,
+    NotReplicated,
     Projected,
     ProjectionCorrupt,
     StoreBusy,
@@ -46,7 +47,7 @@ FEED_READ_MARGIN_S = 30.0
 event loop delays the answer, it does not lose it."""
 
 __all__ = [
-    "REFUSING", "SOLITAIRE_SETS", "UNAVAILABLE", "AppendRequest", "Appended", "CommandRecord", "NotDurable", "Projected",
+    "REFUSING", "SOLITAIRE_SETS", "UNAVAILABLE", "AppendRequest", "Appended", "CommandRecord", "NotDurable", "NotReplicated", "Projected",
     "ProjectionCorrupt", "Store", "StoreBusy", "StoreUnavailable", "append_args", "command_digest", "parse_record",
     "unavailable",
 ]
@@ -62,8 +63,10 @@ class Store(ProjectionWrites, ToldOps, QueueOps, RoundsOps):
         self.keys = Keys(namespace)
         self._tokens: dict[str, bytes] = {}
         self._feed: Any = None  # the change feed's own connection (``_feed_client``), made at its first read
-        self.url: str | None = None  # where a single server's store was opened from (``RedisStore.from_url``)
-        self.feed_options: dict[str, Any] = {}
+        # opens the change feed's own connection, given its read timeout (``RedisStore.from_url``, ``sentinel.py``)
+        self.feed_open: Callable[[float], Any] | None = None
+        self.replication: Any = None  # ``replication.Replication`` under --durability replicated: reads wait for it
+        self.also_close: list[Any] = []  # what the store's client depends on (a Sentinel's connections)
         self.archive: Archive | None = None  # where finished games' events go (service/store/archive.py); reads follow
 
     @property
@@ -194,7 +197,12 @@ class Store(ProjectionWrites, ToldOps, QueueOps, RoundsOps):
         the hash the next one chains to."""
         start, extra = xrange_bounds(after, count)
         rows = await self._read(self.r.xrange(self.keys.stream(game_id), start, "+", count=extra))
-        return envelopes_after(game_id, after, rows) if rows else await self._archived(game_id, after, count)
+        if not rows:
+            return await self._archived(game_id, after, count)
+        envelopes = envelopes_after(game_id, after, rows)
+        if self.replication is not None and envelopes:
+            await self.replication.cover(self, [(game_id, envelopes[-1].seq)])  # shown only once on the replicas
+        return envelopes
 
     async def read_many(self, wanted: list[tuple[str, int, int | None]]) -> list[list[Envelope]]:
         """``read(game_id, after, count)`` of each game in ``wanted``, in one round trip (one pipeline): what a
@@ -206,8 +214,12 @@ class Store(ProjectionWrites, ToldOps, QueueOps, RoundsOps):
             start, extra = xrange_bounds(after, count)
             pipe.xrange(self.keys.stream(game_id), start, "+", count=extra)
         replies = await self._read(pipe.execute())
-        return [envelopes_after(g, after, rows) if rows else await self._archived(g, after, count)
-                for (g, after, count), rows in zip(wanted, replies, strict=True)]
+        out = [envelopes_after(g, after, rows) if rows else await self._archived(g, after, count)
+               for (g, after, count), rows in zip(wanted, replies, strict=True)]
+        if self.replication is not None:
+            await self.replication.cover(self, [(g, got[-1].seq) for (g, _, _), got, rows in zip(wanted, out, replies, strict=True)
+                                                if got and rows])  # fmt: skip
+        return out
 
     async def _archived(self, game_id: str, after: int, count: int | None) -> list[Envelope]:
         """A read the stream had no entry for — not even the one at ``after``, which a live game's read past its end
@@ -309,14 +321,12 @@ class Store(ProjectionWrites, ToldOps, QueueOps, RoundsOps):
         block by ``FEED_READ_MARGIN_S``. On a pooled connection redis-py's default read timeout (5 s) cut the read
         whenever the worker's event loop or the host was busy for 5 s less the block: the feed paused, and every
         watched game fell back to polling. A dead server is still found: the socket's keepalive and the next read fail.
-        A store not opened from a URL (fakeredis, a client handed in) reads on its own client."""
+        A store not opened from a URL (fakeredis, a client handed in) reads on its own client. Through a Sentinel the
+        connection is made to the primary it names, at each connect: after a failover the next read finds the new one."""
         if self._feed is None:
-            if self.url is None:
+            if self.feed_open is None:
                 return self.r
-            self._feed = aioredis.Redis.from_url(
-                self.url, decode_responses=False, socket_timeout=block_ms / 1000 + FEED_READ_MARGIN_S,
-                socket_keepalive=True, client_name="free-parking-change-feed", max_connections=2, **self.feed_options,
-            )  # fmt: skip
+            self._feed = self.feed_open(block_ms / 1000 + FEED_READ_MARGIN_S)
         return self._feed
 
     async def due_games(self, now: int, limit: int = 100) -> list[tuple[str, int]]:
@@ -346,6 +356,8 @@ class Store(ProjectionWrites, ToldOps, QueueOps, RoundsOps):
             feed, self._feed = self._feed, None
             await feed.aclose()
         await self.r.aclose()
+        for other in self.also_close:
+            await other.aclose()
 
     @staticmethod
     def _partition(game_id: str) -> int:

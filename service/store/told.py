@@ -155,7 +155,10 @@ class ToldOps:
 
     async def player_events(self, player_id: str, after: str, count: int) -> list[tuple[str, bytes, bytes]]:
         """The player's events after the entry id ``after`` (``0-0``: from the oldest kept): ``(id, type, JSON)``."""
-        rows = await self._read(self.r.xrange(self.keys.player_stream(player_id), f"({after}", "+", count=count))  # type: ignore[attr-defined]
+        key = self.keys.player_stream(player_id)  # type: ignore[attr-defined]
+        rows = await self._read(self.r.xrange(key, f"({after}", "+", count=count))  # type: ignore[attr-defined]
+        if rows and getattr(self, "replication", None) is not None:  # --durability replicated: shown once replicated
+            await self.replication.barrier(self, [key])  # type: ignore[attr-defined]
         return [(text(entry), fields[b"t"], fields[b"e"]) for entry, fields in rows]
 
     async def _op_tell_players(self, now_ms: int, game_id: str) -> Told:

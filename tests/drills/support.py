@@ -117,6 +117,18 @@ async def guest_games(api: httpx.AsyncClient, count: int, seats: int = 2) -> lis
     return out
 
 
+async def under_load(
+    api: httpx.AsyncClient, start: Callable, ledger: Ledger, stop: asyncio.Event, *, bots: int, humans: int, tag: str,
+) -> tuple[list[str], list[tuple[str, list[str]]], list[asyncio.Task]]:  # fmt: skip
+    """A drill's load: ``bots`` games of three server bots, watched as a spectator does, and ``humans`` games of two
+    guests played over HTTP with ``ledger``, started with ``start`` (``background``'s): the games and the tasks."""
+    bot_ids = await bot_games(api, bots, seats=3)
+    guests = await guest_games(api, humans, seats=2)
+    tasks = start([play(api, g, t, ledger, random.Random(i), stop, tag=f"{tag}-{i}", patience=40)
+                   for i, (g, t) in enumerate(guests)] + [watch(api, bot_ids, ledger, stop)])  # fmt: skip
+    return bot_ids, guests, tasks
+
+
 async def versions(api: httpx.AsyncClient, games: list[str]) -> dict[str, tuple[int, str]]:
     """Each game's ``(version, status)`` as the service sees it now."""
     out = {}
@@ -142,6 +154,7 @@ class Ledger:
     statuses: Counter = field(default_factory=Counter)  # "200", "409 version_conflict", "503", "transport"…
     in_flight: dict[str, float] = field(default_factory=dict)  # command id → when its POST was sent
     cut: set[str] = field(default_factory=set)  # command ids a broken connection left without an answer once
+    sent: dict[str, tuple[str, str, dict]] = field(default_factory=dict)  # command id → (game, token, body), to resend
 
     def record(self, game_id: str, command_id: str, r: httpx.Response) -> None:
         self.game_of[command_id] = game_id
@@ -185,6 +198,7 @@ class Ledger:
         """POST a command; while the outcome is unknown (503, a broken connection), send it again — the same
         command id and body — for up to ``patience`` seconds. The final answer, or ``None``."""
         command_id = body["command_id"]
+        self.sent[command_id] = (game_id, token, body)
         deadline = time.monotonic() + patience
         while True:
             self.in_flight[command_id] = time.monotonic()
@@ -205,6 +219,17 @@ class Ledger:
                 self.unknown.add(command_id)
                 return None
             await asyncio.sleep(0.05)
+
+
+async def resend_unknown(api: httpx.AsyncClient, ledger: Ledger, patience: float = 30.0) -> list[httpx.Response | None]:
+    """Send every command left unknown (never answered but 503 or a broken connection) again, the very same, as a
+    client that kept it does: the answers."""
+    answers = []
+    for command_id in sorted(ledger.unknown):
+        ledger.unknown.discard(command_id)
+        game_id, token, body = ledger.sent[command_id]
+        answers.append(await ledger.send(api, game_id, token, body, patience=patience))
+    return answers
 
 
 async def _views(api: httpx.AsyncClient, game_id: str, tokens: list[str]) -> list[dict] | None:
@@ -242,12 +267,13 @@ async def play(
     tag: str,
     patience: float = 30.0,
     poster: httpx.AsyncClient | None = None,
+    count: int | None = None,
 ) -> int:
     """Play ``game_id`` from its seats' ``legal`` commands, each with ``expected_version`` and a command id of its
-    own, until the game ends or ``stop`` is set; answers the commands sent. Commands go through ``poster`` (a client
-    of their own, with connections of their own) if given."""
+    own, until the game ends, ``stop`` is set or ``count`` commands were sent; answers the commands sent. Commands go
+    through ``poster`` (a client of their own, with connections of their own) if given."""
     sent = 0
-    while not stop.is_set():
+    while not stop.is_set() and (count is None or sent < count):
         views = await _views(api, game_id, tokens)
         if views is None:
             await asyncio.sleep(0.05)
@@ -333,9 +359,9 @@ async def read_log(store: RedisStore, game_id: str) -> Log:
     return log
 
 
-async def read_logs(url: str, games: list[str]) -> dict[str, Log]:
-    """``read_log`` of each game, on the Redis at ``url``."""
-    store = RedisStore.from_url(url, namespace=NAMESPACE)
+async def read_logs(url: str, games: list[str], *, cluster: bool = False) -> dict[str, Log]:
+    """``read_log`` of each game, on the Redis at ``url`` (a node of a Redis Cluster, with ``cluster``)."""
+    store = RedisStore.from_url(url, namespace=NAMESPACE, cluster=cluster)
     try:
         return {g: await read_log(store, g) for g in games}
     finally:

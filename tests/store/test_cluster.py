@@ -92,13 +92,15 @@ async def test_games_spread_over_the_three_masters_and_every_key_of_a_game_share
 
 
 class _Recorder:
-    """The cluster client's pipelines recorded: which primary each write goes to, and where each WAITAOF is sent.
+    """The cluster client's pipelines recorded: which primary each write goes to, and where each WAITAOF (or WAIT) is
+    sent.
 
-    Redis 7.0 has no WAITAOF, so it is answered as a 7.2 primary would (``[local, 0]``), by that same primary.
+    Redis 7.0 has no WAITAOF, so it is answered as a 7.2 primary would (``[local, 0]``), by that same primary; the
+    session's cluster has no replicas, so a WAIT is answered as by a primary with ``replicas`` of them.
     """
 
     def __init__(self, store: RedisStore) -> None:
-        self.store, self.local = store, 1
+        self.store, self.local, self.replicas = store, 1, 1
         self.pipelines: list[list[tuple[str, str]]] = []
         self._pipeline = store.r.pipeline
         store.r.pipeline = self.pipeline
@@ -110,9 +112,10 @@ class _Recorder:
 
         def recorded(*cmd: Any, **options: Any) -> Any:
             name = str(cmd[0]).upper()
-            if name == "WAITAOF":
-                seen.append(("WAITAOF", options["target_nodes"].name))
-                return execute_command("EVAL", f"return {{{self.local}, 0}}", 0, **options)
+            if name in ("WAITAOF", "WAIT"):
+                seen.append((name, options["target_nodes"].name))
+                reply = f"{{{self.local}, 0}}" if name == "WAITAOF" else self.replicas
+                return execute_command("EVAL", f"return {reply}", 0, **options)
             key = cmd[3] if name == "EVALSHA" else cmd[1]
             seen.append((name, r.get_node_from_key(key).name))
             return execute_command(*cmd, **options)

@@ -175,12 +175,13 @@ async def test_waitaof_missing_makes_every_acknowledgement_fail_loudly(servers):
 
 
 class _RecordingClient:
-    """A fakeredis client whose pipelines are recorded, with WAITAOF answered as a 7.2 server would ([1, 0])."""
+    """A fakeredis client whose pipelines are recorded, with WAITAOF answered as a 7.2 server would ([1, 0]), and WAIT
+    as a server with ``replicas`` replicas (fakeredis has neither)."""
 
     def __init__(self) -> None:
         self.client = fakeredis.FakeAsyncRedis(decode_responses=False)
         self.pipelines: list[list[str]] = []
-        self.local = 1
+        self.local, self.replicas = 1, 1
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.client, name)
@@ -194,6 +195,8 @@ class _RecordingClient:
             names.append(str(cmd[0]).upper())
             if cmd[0] == "WAITAOF":
                 return execute_command("EVAL", f"return {{{self.local}, 0}}", 0)
+            if cmd[0] == "WAIT":
+                return execute_command("EVAL", f"return {self.replicas}", 0)
             return execute_command(*cmd, **options)
 
         pipe.execute_command = recorded

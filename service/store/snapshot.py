@@ -13,9 +13,9 @@ commands alone, so that what the loaded store answers is what the captured one d
 * a group's pending entry is claimed for its consumer with its delivery time and count (``XCLAIM … TIME RETRYCOUNT
   FORCE``); an entry still pending whose stream entry was deleted since is added in its place first (``ghost``) and
   deleted again once claimed, as it was;
-* a group's lag (``XINFO GROUPS``) is restored as the count of the stream's entries after its last delivered id
-  (``ENTRIESREAD``), which is what it was wherever Redis knew it; the stream's own counters (entries added, the
-  largest deleted id) are not kept: nothing reads them but that lag;
+* a group's lag (``XINFO GROUPS``: the entries it has not read) is restored as it was, known or not (``ENTRIESREAD``);
+  the stream's own counters it is worked out from (entries added, the largest deleted id) are not kept: nothing
+  reads them but that lag;
 * a consumer's idle time is not kept (the time of its oldest pending entry stands for it): nothing reads it.
 
 Records: ``snapshot_begin`` (the format, the namespace, how many bytes of records follow), ``snapshot_keys`` (whole
@@ -25,7 +25,6 @@ record), each an ``Op`` of ``oplog.py``: a truncated or damaged snapshot is foun
 
 from __future__ import annotations
 
-import bisect
 import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -80,6 +79,7 @@ class Pending(msgspec.Struct, array_like=True):
 class Group(msgspec.Struct, array_like=True):
     name: bytes
     last_delivered: str
+    lag: int | None  # entries not read yet, as XINFO GROUPS said (``None``: Redis could not say)
     consumers: list[bytes]
     pending: list[Pending]
 
@@ -188,7 +188,8 @@ def _group(r: Any, name: bytes, info: dict, now_ms: int) -> Group:
     rows = r.xpending_range(name, group, "-", "+", max(int(info["pending"]), 1))
     pending = [Pending(_id(p["message_id"]), p["consumer"], now_ms - int(p["time_since_delivered"]),
                        int(p["times_delivered"])) for p in rows]  # fmt: skip
-    return Group(group, _id(info["last-delivered-id"]), consumers, pending)
+    lag = info.get("lag")
+    return Group(group, _id(info["last-delivered-id"]), None if lag is None else int(lag), consumers, pending)
 
 
 _READ: dict[bytes, Callable[[Any, bytes, int], list[Key]]] = {
@@ -324,17 +325,15 @@ class Loader:
         if not added:  # a stream that never had an entry (made by XGROUP CREATE … MKSTREAM)
             self.r.xgroup_create(name, GHOST, id="0", mkstream=True)
             self.r.xgroup_destroy(name, GHOST)
-        gone = set(ghosts)
-        live = [_key(i) for i in added if i not in gone]
         for group in piece.groups:
-            self._group(name, group, len(added), live)
+            self._group(name, group, len(added))
         if ghosts:
             self.r.xdel(name, *ghosts)
         del self._added[name], self._ghosts[name]
 
-    def _group(self, name: bytes, group: Group, added: int, live: list[tuple[int, int]]) -> None:
-        unread = len(live) - bisect.bisect_right(live, _key(group.last_delivered))
-        self.r.xgroup_create(name, group.name, id=group.last_delivered, entries_read=added - unread)
+    def _group(self, name: bytes, group: Group, added: int) -> None:
+        read = None if group.lag is None else added - group.lag  # the entries read that leave the lag as it was
+        self.r.xgroup_create(name, group.name, id=group.last_delivered, entries_read=read)
         for consumer in group.consumers:
             self.r.xgroup_createconsumer(name, group.name, consumer)
         for p in group.pending:

@@ -48,6 +48,8 @@ STEPS = ("captured", "snapshot-written", "tail-copied", "renamed", "synced")
 LEFTOVER = ".compact"
 CHECK_EVERY_S = 1.0
 """How often a running service looks at its journal's size (a ``stat``: nothing more, until compaction is due)."""
+RETRY_S = 60.0
+"""How long after a failed compaction (a full disk) the next is tried."""
 
 
 class Compacted(msgspec.Struct, frozen=True):
@@ -68,6 +70,8 @@ class Compaction:
         self.store = store  # an ``EmbeddedStore``: its lock, its journal and its server are this module's to use
         self.live: int | None = None  # bytes of the last snapshot taken (at start, at a compaction, or measured)
         self.runs = 0
+        self.measures = 0  # snapshots taken, compactions or not
+        self.last: Compacted | None = None
         self._one = asyncio.Lock()
 
     @property
@@ -158,6 +162,7 @@ class Compaction:
                 offset = store._journal.size()
             payloads = snapshot.records(keys, store.keys.ns, now)
             self.live = sum(RECORD_HEAD + len(p) for p in payloads)
+            self.measures += 1
             if due is not None and not due(offset, self.live):
                 return None
             _crash_after("captured")
@@ -172,7 +177,7 @@ class Compaction:
                 with contextlib.suppress(FileNotFoundError):
                     temp.unlink()  # still there: it never took the journal's place
             self.runs += 1
-            done = Compacted(offset + tail, self.live + tail, self.live, tail, len(keys), time.perf_counter() - started)
+            self.last = done = Compacted(offset + tail, self.live + tail, self.live, tail, len(keys), time.perf_counter() - started)
             log.info("compacted %s: %d bytes → %d (live %d, tail %d, %d keys) in %.2f s", self.path, done.before,
                      done.after, done.live, done.tail, done.keys, done.seconds)  # fmt: skip
             return done
@@ -210,15 +215,16 @@ class Compaction:
 
         first = True
         while not stop.is_set():
-            size = self.journal_bytes()
+            size, pause = self.journal_bytes(), every
             if size is not None and (first or (self.live is not None and due(size, self.live))):
+                first = False
                 try:
                     await self.run(due=due)
-                    first = False
                 except Exception as e:  # a full disk, a store refusing writes: the journal is as it was
-                    log.error("compaction of %s failed: %s", self.path, e)
+                    log.error("compaction of %s failed (tried again in a minute): %s", self.path, e)
+                    pause = RETRY_S
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), every)
+                await asyncio.wait_for(stop.wait(), pause)
 
 
 def _write(path: Path, payloads: list[bytes]) -> None:

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from service.store.compaction import STEPS
-from service.store.embedded import EmbeddedStore
+from service.store.stores import open_store
 from service.store.journal import Journal
 from service.store.oplog import decode_op
 from tests.api.helpers import pick, playable
@@ -118,7 +118,7 @@ async def test_a_kill_at_any_step_of_a_compaction_loses_nothing_acknowledged_and
     assert (first_op(data) == "snapshot_begin") == renamed  # before the rename the old journal, after it the new
     assert (data / "journal.bin.compact").exists() == (step in ("snapshot-written", "tail-copied"))
 
-    store = await EmbeddedStore(data).open()  # the journal starts: as the service's start opens it
+    store = await open_store(None, data, archive=data / "archive")  # the journal starts, as the service opens it
     try:
         assert not (data / "journal.bin.compact").exists() and store.dropped is None
         stored = {e.seq: e.hash for e in await store.read(work.game_id)}

@@ -16,10 +16,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from . import archive, bots, http, length, memory, rebuild, replay, replicated, stages
+from . import archive, bots, compaction, http, length, memory, rebuild, replay, replicated, stages
 from .report import markdown, print_table
 
-ALL = ["1", "1c", "1l", "1r", "1s", "2", "3", "3e", "4", "4b", "4j", "5", "6", "6c", "7", "8", "9", "9k", "10", "11", "11r"]
+ALL = ["1", "1c", "1l", "1r", "1s", "2", "3", "3e", "4", "4b", "4j", "5", "6", "6c", "7", "8", "9", "9k", "10", "11", "11r", "12",
+       "12s"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,7 +46,9 @@ def main(argv: list[str] | None = None) -> int:
 
     console = Console(highlight=False, width=max(160, Console().width))
     nproc = os.cpu_count() or 1
-    all_measures = {**http.measures(), **stages.measures(), **length.measures(), **replay.measures(), **rebuild.measures(), **memory.measures(), **bots.measures(), **archive.measures(), **replicated.measures()}
+    all_measures = {**http.measures(), **stages.measures(), **length.measures(), **replay.measures(), **rebuild.measures(),
+                    **memory.measures(), **bots.measures(), **archive.measures(), **replicated.measures(),
+                    **compaction.measures()}
     wanted = [all_measures[k] for k in ALL if k in args.only]
     started = time.perf_counter()
 
@@ -63,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         ("memory (7)", {"7"}, memory.run),
         ("the expert bot (10)", {"10"}, bots.run),
         ("archive (11)", {"11", "11r"}, archive.run),
+        ("the embedded journal, compacted (12)", {"12", "12s"}, compaction.run),
     ]
     for title, keys, run in suites:
         if not keys & set(args.only):

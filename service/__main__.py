@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from service.api.settings import SettingsError
-from service.cli import archive, demo, golden, keys, league, play, projections, serve, simulate, solitaire_rates
+from service.cli import archive, compact, demo, golden, keys, league, play, projections, serve, simulate, solitaire_rates
 
 USAGE = "python -m service [serve] [OPTIONS]\n       python -m service COMMAND [OPTIONS]   (COMMAND --help for its own)"
 
@@ -35,6 +35,7 @@ def parser() -> argparse.ArgumentParser:
     projections.add_project_parser(sub)
     keys.add_parser(sub)
     archive.add_parser(sub)
+    compact.add_parser(sub)
     golden.add_parser(sub)
     serve.add_arguments(p)
     return p

@@ -118,6 +118,9 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
             app.ctx.tasks.append(loop.create_task(app.ctx.matchmaker.run(app.ctx.stop)))
             app.ctx.rounds = RoundsAdvancer(app)  # each tournament's next round, as the last one ends (round_tables.py)
             app.ctx.tasks.append(loop.create_task(app.ctx.rounds.run(app.ctx.stop)))
+        if (compaction := getattr(store, "compaction", None)) is not None:  # the embedded store's journal, kept small
+            app.ctx.tasks.append(loop.create_task(compaction.watch(app.ctx.stop, settings.compact_ratio,
+                                                                   settings.compact_min_bytes)))
         if settings.projector:
             app.ctx.projector = Projector(store, f"{socket.gethostname()}-{os.getpid()}", log_keep_ms=settings.log_keep_ms)
             app.ctx.tasks.append(loop.create_task(app.ctx.projector.run_forever(app.ctx.stop, poll_interval=settings.projector_poll_ms / 1000)))

@@ -75,8 +75,9 @@ async def open_stream() -> AsyncIterator[None]:
 class StoreFigures(Collector):
     """The figures read from the store for one scrape."""
 
-    def __init__(self, games: dict[str, int], lag: dict[int, int]) -> None:
+    def __init__(self, games: dict[str, int], lag: dict[int, int], journal: tuple[int, int | None] | None = None) -> None:
         self.games, self.lag = games, lag
+        self.journal = journal  # the embedded store's journal: its bytes, and its live bytes as last measured
 
     def collect(self) -> Iterable[Metric]:
         games = GaugeMetricFamily("free_parking_games", "Games in the store by status", labels=["status"])
@@ -93,7 +94,22 @@ class StoreFigures(Collector):
                                 "(not yet read, or read and not acknowledged)", labels=["partition"])
         for partition, entries in sorted(self.lag.items()):
             lag.add_metric([str(partition)], entries)
-        return [games, backlog, archived_games, lag]
+        return [games, backlog, archived_games, lag, *self._journal()]
+
+    def _journal(self) -> list[Metric]:
+        if self.journal is None:
+            return []
+        size, live = self.journal
+        journal = GaugeMetricFamily("free_parking_journal_bytes", "The embedded store's journal: its size in bytes")
+        journal.add_metric([], size)
+        share = GaugeMetricFamily(
+            "free_parking_journal_live_share", "The share of the embedded store's journal that is live: the size of a "
+            "snapshot of the store (measured at start, at each compaction, and when one looks due) over the journal's "
+            "size now; compaction rewrites the journal to that snapshot when this falls to 1 / --compact-ratio",
+        )
+        if live is not None and size:
+            share.add_metric([], min(1.0, live / size))
+        return [journal, share]
 
 
 def forget_dead_workers(folder: str) -> None:
@@ -122,7 +138,7 @@ def _alive(pid: int) -> bool:
         return True
 
 
-def exposition(games: dict[str, int], lag: dict[int, int]) -> bytes:
+def exposition(games: dict[str, int], lag: dict[int, int], journal: tuple[int, int | None] | None = None) -> bytes:
     """The text format of every worker's metrics (one process's, when it serves alone) and the store's figures."""
     registry = CollectorRegistry()
     if folder := os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
@@ -132,5 +148,5 @@ def exposition(games: dict[str, int], lag: dict[int, int]) -> bytes:
     else:
         own = generate_latest(REGISTRY)
     store = CollectorRegistry()
-    store.register(StoreFigures(games, lag))
+    store.register(StoreFigures(games, lag, journal))
     return own + generate_latest(store)

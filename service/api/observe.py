@@ -83,13 +83,17 @@ def _with_request_id(body: bytes, request_id: str) -> tuple[bytes, str]:
      content_type="text/plain")
 async def scrape(request: Request) -> HTTPResponse:
     """Counters and latency histograms of every worker (multi-process mode with several), games by status and the
-    projectors' lag per partition read from the store. A store that cannot be reached leaves its figures out."""
+    projectors' lag per partition read from the store, and the embedded store's journal: its size and live share. A
+    store that cannot be reached leaves its figures out."""
     store = request.app.ctx.store
     try:
         games, lag = await game_counts(store), await projector_lag(store)
     except StoreUnavailable:
         games, lag = {}, {}
-    return HTTPResponse(metrics.exposition(games, lag), content_type=metrics.CONTENT_TYPE_LATEST)
+    compaction = getattr(store, "compaction", None)
+    size = compaction.journal_bytes() if compaction is not None else None
+    journal = (size, compaction.live) if size is not None else None
+    return HTTPResponse(metrics.exposition(games, lag, journal), content_type=metrics.CONTENT_TYPE_LATEST)
 
 
 @bp.get("/readyz")

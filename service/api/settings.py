@@ -34,6 +34,9 @@ class Settings(msgspec.Struct, kw_only=True):
     replica_wait_ms: Annotated[int, msgspec.Meta(ge=1)] = 1000
     fsync: bool = False
     repair: bool = False  # embedded store: drop what the journal cannot read past, kept beside it (docs/durability.md)
+    # embedded store: compact the journal when it is this many times its live size (0: never) and at least this big
+    compact_ratio: Annotated[float, msgspec.Meta(ge=0)] = 4.0
+    compact_min_bytes: Annotated[int, msgspec.Meta(ge=0)] = 64 * 2**20
     allow_volatile: bool = False
     max_body: int = 64 * 1024
     projector: bool = True

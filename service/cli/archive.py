@@ -53,7 +53,7 @@ async def _archive(args: argparse.Namespace, console: Console) -> int:
         receipts = receipts_for(settings)
         store, _ = await open_store_for(settings)
     except StartupRefused as e:
-        console.print(f"free-parking archive: {e}", markup=False)
+        console.print(f"free-parking archive: {e}", markup=False, soft_wrap=True)  # one line, whatever the width
         return 2
     try:
         games = Games(store)

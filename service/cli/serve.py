@@ -48,6 +48,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repair", action="store_true", default=env.repair,
                    help="embedded store: start even if the journal is damaged, keeping its intact records before the "
                         "damage and moving the rest to a .damaged file beside it (see docs/durability.md)")
+    p.add_argument("--compact-ratio", type=_ratio, default=env.compact_ratio,
+                   help=f"embedded store: rewrite the journal to what is live when it is this many times its live size "
+                        f"(default {env.compact_ratio:g}; 0: never; see docs/operating.md)")
+    p.add_argument("--compact-min-bytes", type=_count, default=env.compact_min_bytes,
+                   help=f"…and at least this many bytes (default {env.compact_min_bytes})")
     p.add_argument("--durability", choices=("none", "durable", "replicated"), default=env.durability,
                    help="durable: refuse to start where an acknowledged event could be lost; replicated: durable, and each "
                         "write answered only once --replicas replicas have it (see docs/durability.md)")
@@ -171,6 +176,17 @@ def _positive(text: str) -> int:
 
 
 _positive.__name__ = "count (1 or more)"
+
+
+def _ratio(text: str) -> float:
+    """A ratio (0 or more; 0: off), said wrong in one line by argparse like a count."""
+    value = float(text)
+    if not value >= 0 or value == float("inf"):
+        raise ValueError(text)
+    return value
+
+
+_ratio.__name__ = "ratio (0 or more)"
 
 
 def settings_from(args: argparse.Namespace) -> Settings:

@@ -19,8 +19,11 @@ import fakeredis
 import msgspec
 
 from service.events.envelope import Envelope
-from .journal import RECORD_HEAD, Dropped, Journal
+from .buckets import InProcessBuckets
+from .compaction import Compaction
+from .journal import RECORD_HEAD, Dropped, Journal, JournalCorrupt
 from .keys import STATUSES
+from .oplog import Op as _Op, decode_op, decode_request, describe, encode
 from .owner import Owner
 from .pool import CONNECTIONS, WAIT_MS, WaitingPool
 from .told import Told
@@ -28,28 +31,9 @@ from .store import (Appended, AppendRequest, CommandRecord, Projected, Projectio
                     parse_record)
 
 log = logging.getLogger("free_parking.store")
-_record = msgspec.msgpack.Encoder()
 
-
-class _Op(msgspec.Struct, array_like=True):
-    op: str
-    args: list[Any]
-    # A record must not end in zero bytes, or a damaged last record reads as a torn write — one never acknowledged,
-    # dropped at start instead of refused (journal.py's judgement) — and an empty ``bytes`` or a round float ends so.
-    # 0x7F: no flipped bit makes it zero. Records written before it have no ``end``.
-    end: int = 0x7F
-
-
-_decode_op = msgspec.msgpack.Decoder(_Op)
-_decode_request = msgspec.msgpack.Decoder(AppendRequest)
 
 JOURNAL = "journal.bin"
-
-
-def describe(payload: bytes) -> str:
-    """What a journal record holds, in a few words: for the report of what a damaged journal loses."""
-    op = _decode_op.decode(payload)
-    return f"append to {_decode_request.decode(op.args[0]).game_id}" if op.op == "append" else op.op
 
 
 def check_journal(data_dir: Path, *, repair: bool = False, fsync: bool = False) -> Dropped | None:
@@ -58,7 +42,7 @@ def check_journal(data_dir: Path, *, repair: bool = False, fsync: bool = False) 
     return Journal.load(data_dir / JOURNAL, repair=repair, fsync=fsync, describe=describe)[1]
 
 
-class EmbeddedStore(Store):
+class EmbeddedStore(InProcessBuckets, Store):
     name = "embedded"
 
     def __init__(
@@ -89,6 +73,7 @@ class EmbeddedStore(Store):
         # and which games have an entry in their partition's due set, so an append makes one call to fakeredis
         self._commands: dict[str, dict[str, str]] = {}
         self._due: set[str] = set()
+        self.compaction = Compaction(self)  # the journal rewritten to what is live (compaction.py)
 
     async def open(self) -> EmbeddedStore:
         """Take the data folder (``DataInUse`` when another process holds it), replay the journal into a fresh
@@ -105,10 +90,13 @@ class EmbeddedStore(Store):
     async def _load(self) -> None:
         """Replay the journal (cutting what ``repair`` allows), then open it for appends."""
         assert self._journal_path is not None
-        kinds: dict[str, str] = {}
         path = self._journal_path
-        records, self.dropped = Journal.load(path, repair=self._repair, fsync=self._fsync, describe=describe)
-        offset = 0
+        self.compaction.clear_leftover()
+        try:
+            records, self.dropped = Journal.load(path, repair=self._repair, fsync=self._fsync, describe=describe)
+        except JournalCorrupt as e:
+            raise self.compaction.refusal(e) from None
+        offset, records, kinds = self.compaction.load(records)  # a snapshot first, if the journal begins with one
         for n, payload in enumerate(records):
             refusal = await self._replay(payload, kinds)
             if refusal is not None:  # its checksum holds, yet it is not a write that took: cut here, or refuse
@@ -121,11 +109,11 @@ class EmbeddedStore(Store):
     async def _replay(self, payload: bytes, kinds: dict[str, str]) -> str | None:
         """Apply one journalled write again; why it cannot be, if it cannot (``None``: it took, as it did first)."""
         try:
-            op = _decode_op.decode(payload)
+            op = decode_op(payload)
             apply = getattr(self, f"_op_{op.op}", None)
             if apply is None:
                 return f"an operation this store does not know: {op.op[:40]!r}"
-            args = [_with_kind(_decode_request.decode(op.args[0]), kinds)] if op.op == "append" else op.args
+            args = [_with_kind(decode_request(op.args[0]), kinds)] if op.op == "append" else op.args
             result = await apply(*args)
         except (msgspec.MsgspecError, TypeError, ValueError, IndexError) as e:
             return f"not a store operation: {type(e).__name__}"
@@ -146,9 +134,9 @@ class EmbeddedStore(Store):
             self._refuse_if_broken()
             result = await getattr(self, f"_op_{op}")(*args)
             if self._journal is not None and _changed(result):
-                stored = [_record.encode(args[0])] if op == "append" else list(args)
+                stored = [encode(args[0])] if op == "append" else list(args)
                 try:
-                    self._journal.write(_record.encode(_Op(op, stored)))
+                    self._journal.write(encode(_Op(op, stored)))
                 except OSError as e:
                     # this write is in memory but not in the journal: later writes would build on it and
                     # then fail to replay, so none is accepted until a restart reloads the journal
@@ -276,43 +264,6 @@ class EmbeddedStore(Store):
 
     async def ping(self) -> bool:
         return self._broken is None and await super().ping()
-
-    async def rate_take(self, bucket: str, now: int, interval_ms: int, burst: int) -> int:
-        """The rate script's contract (``RATE_TAKE_LUA``), step for step, in one synchronous step (nothing comes
-        between its read and its write); not journalled: a restart empties every bucket."""
-        self._refuse_if_broken()
-        key = self.keys.bucket(bucket)
-        tat = max(int(self._now.get(key) or 0), now)
-        wait = tat + interval_ms - burst * interval_ms - now
-        if wait > 0:
-            return wait
-        self._now.set(key, tat + interval_ms, px=tat + interval_ms - now)
-        return 0
-
-    async def rate_take_all(self, takes: list[tuple[str, int, int]], now: int) -> tuple[int, int]:
-        """``RATE_TAKE_ALL_LUA``, step for step, in one synchronous step: every bucket checked, then every one set."""
-        self._refuse_if_broken()
-        keys = [self.keys.bucket(bucket) for bucket, _, _ in takes]
-        next_tat = []
-        for i, (key, (_, interval_ms, burst)) in enumerate(zip(keys, takes, strict=True)):
-            tat = max(int(self._now.get(key) or 0), now)
-            wait = tat + interval_ms - burst * interval_ms - now
-            if wait > 0:
-                return i, wait
-            next_tat.append(tat + interval_ms)
-        for key, tat in zip(keys, next_tat, strict=True):
-            self._now.set(key, tat, px=tat - now)
-        return -1, 0
-
-    async def rate_give_back(self, bucket: str, now: int, interval_ms: int) -> None:
-        """``RATE_GIVE_BACK_LUA``, step for step."""
-        self._refuse_if_broken()
-        key = self.keys.bucket(bucket)
-        tat = int(self._now.get(key) or 0) - interval_ms
-        if tat > now:
-            self._now.set(key, tat, px=tat - now)
-        else:
-            self._now.delete(key)
 
     async def _op_project_game(
         self, game_id: str, expected: int, applied: int, model: bytes, lines: list[str]

@@ -105,14 +105,12 @@ class Journal:
         # at close, would write after all — a write answered "not acknowledged" would then replay at the next start
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         if fsync and new:  # a new file's name must survive a power cut too, not only its contents
-            _fsync_dir(path.parent)
+            fsync_dir(path.parent)
 
     def write(self, payload: bytes) -> None:
         """Append one record, whole, before returning; if it cannot be (a full disk, an I/O error), the file is cut
         back to where it was, so no part of the record stays, and the error is raised."""
-        if not payload:
-            raise ValueError("a journal record must not be empty")
-        record = memoryview(_HEAD.pack(len(payload), zlib.crc32(payload)) + payload)
+        record = memoryview(Journal.frame(payload))
         start = os.lseek(self._fd, 0, os.SEEK_END)
         try:
             while record:
@@ -123,6 +121,17 @@ class Journal:
             with contextlib.suppress(OSError):
                 os.ftruncate(self._fd, start)
             raise
+
+    @staticmethod
+    def frame(payload: bytes) -> bytes:
+        """A record of ``payload``: its header, then it."""
+        if not payload:
+            raise ValueError("a journal record must not be empty")
+        return _HEAD.pack(len(payload), zlib.crc32(payload)) + payload
+
+    def size(self) -> int:
+        """The file's bytes now (every record written is whole: a failed one is cut off again)."""
+        return os.fstat(self._fd).st_size
 
     def close(self) -> None:
         os.close(self._fd)
@@ -357,7 +366,7 @@ def _set_aside(path: Path, data: bytes, dropped: Dropped, fsync: bool) -> Droppe
         if fsync:
             os.fsync(f.fileno())
     if fsync:
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
     with open(path, "r+b") as f:
         f.truncate(dropped.offset)
         if fsync:
@@ -369,7 +378,7 @@ def _stamp() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(fd)

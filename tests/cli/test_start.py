@@ -112,7 +112,7 @@ def no_store_settings(monkeypatch):
         monkeypatch.delenv(name)
 
 
-@pytest.mark.parametrize("command", ["rebuild", "project", "archive"])
+@pytest.mark.parametrize("command", ["rebuild", "project", "archive", "compact"])
 def test_the_commands_that_write_the_data_folder_are_refused_while_the_service_runs(tmp_path, first, no_store_settings,
                                                                                     command, capsys):
     proc, _ = first

@@ -133,6 +133,8 @@ class EmbeddedStore(InProcessBuckets, Store):
         async with self._lock:
             self._refuse_if_broken()
             result = await getattr(self, f"_op_{op}")(*args)
+            if isinstance(result, _Trimmed):  # journalled as what replays alike: the count of oldest entries dropped
+                op, args = "trim_log_oldest", (args[0], int(result))
             if self._journal is not None and _changed(result):
                 stored = [encode(args[0])] if op == "append" else list(args)
                 try:
@@ -216,6 +218,25 @@ class EmbeddedStore(InProcessBuckets, Store):
             self._due.add(game_id)
         else:
             self._due.discard(game_id)
+
+    async def trim_logs_below(self, below: dict[int, str]) -> int:
+        """``Store.trim_logs_below``, journalled: a trim not journalled came back at every restart (the logs' entries
+        of every append ever made, replayed), and so into every compaction's snapshot taken at start."""
+        return sum([await self._write("trim_log", p, min_id) for p, min_id in below.items()])
+
+    async def _op_trim_log(self, p: int, min_id: str) -> _Trimmed:
+        """A log's entry ids are the clock's at each append — a replay gives them new ones —, so the trim is journalled
+        as the count of oldest entries it dropped (``trim_log_oldest``), not by an id."""
+        return _Trimmed(self._now.xtrim(self.keys.log(p), minid=min_id, approximate=False))
+
+    async def _op_trim_log_oldest(self, p: int, count: int) -> _Trimmed:
+        """Drop the ``count`` oldest entries of a partition log: appends only add newer ones, so where the record falls
+        among them does not change which go."""
+        key = self.keys.log(p)
+        length = self._now.xlen(key)
+        if length < count:  # the trim took more than the log now holds: not the log that was trimmed
+            return _Trimmed(0)
+        return _Trimmed(self._now.xtrim(key, maxlen=length - count, approximate=False))
 
     async def _op_clear_due(self, game_id: str, version: int, later: int | None = None) -> None:
         """``Store.clear_due`` with the version this store knows; it removes an entry its memory does not know of
@@ -352,6 +373,10 @@ class EmbeddedStore(InProcessBuckets, Store):
         return Projected(True, version)
 
 
+class _Trimmed(int):
+    """How many entries a log trim dropped: journalled as a count (``_op_trim_log``), and only when some went."""
+
+
 def _retrieved(task: asyncio.Future[Any]) -> None:
     """A shielded write whose caller was cancelled still has its outcome looked at (none is lost unseen)."""
     if not task.cancelled() and task.exception() is not None:
@@ -367,6 +392,8 @@ def _with_kind(req: AppendRequest, kinds: dict[str, str]) -> AppendRequest:
 
 def _changed(result: Any) -> bool:
     """Whether a write op wrote anything (an append or a projection write that was refused did not)."""
+    if isinstance(result, _Trimmed):
+        return result > 0
     if isinstance(result, Projected):
         return result.applied
     if isinstance(result, Told):

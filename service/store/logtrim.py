@@ -48,10 +48,7 @@ async def trim_logs(store: Store, keep_ms: int) -> int:
                 needed[p] = min(needed[p], _id(summary["min"]))
     if not needed:
         return 0
-    pipe = store.r.pipeline(transaction=False)
-    for p, (ms, seq) in needed.items():
-        pipe.xtrim(store.keys.log(p), minid=f"{ms}-{seq}", approximate=False)
-    return sum(await store._read(pipe.execute()))
+    return await store.trim_logs_below({p: f"{ms}-{seq}" for p, (ms, seq) in needed.items()})
 
 
 def _id(value: object) -> StreamId:

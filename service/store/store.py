@@ -82,6 +82,14 @@ class Store(ProjectionWrites, ToldOps, QueueOps, RoundsOps):
     async def append(self, req: AppendRequest) -> Appended:
         return await self._write("append", req)
 
+    async def trim_logs_below(self, below: dict[int, str]) -> int:
+        """Drop each partition log's entries below the entry id given for it (``logtrim.py`` says which are let go);
+        how many went. One round trip."""
+        pipe = self.r.pipeline(transaction=False)
+        for p, min_id in below.items():
+            pipe.xtrim(self.keys.log(p), minid=min_id, approximate=False)
+        return sum(await self._read(pipe.execute()))
+
     async def put_token(self, digest: str, record: bytes) -> None:
         """Record a new token. A token is written once and never changes (a second write is ignored)."""
         await self._write("put_token", digest, record)

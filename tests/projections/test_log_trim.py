@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from service.store.embedded import EmbeddedStore
 from service.store.keys import PARTITIONS
 from service.store.logtrim import trim_logs
 from service.projections import Projector, read_scores, rebuild
@@ -144,3 +145,33 @@ async def test_a_running_projector_trims_the_logs_after_the_retention(store, few
         await task
     assert projector.stats.trimmed > 0
     await assert_projected(store, games)
+
+
+async def test_a_trim_of_the_embedded_store_survives_its_restart_and_appends_around_it(tmp_path, few: list[Played]):
+    """The embedded store journals a trim: one kept in memory only brought back, at every start, the log entry of every
+    append ever made (and put them all in the snapshot of a compaction at start)."""
+    games = few[:6]
+    store = await EmbeddedStore(tmp_path).open()
+    feeder = Feeder(store, games)
+    for _ in range(5):
+        for g in games:
+            await feeder.append_chunk(g, size=4)
+    await Projector(store, "one").catch_up()
+    assert await trim_logs(store, keep_ms=0) > 0
+    for g in games[:3]:  # appends after the trim: the replay puts the trim among them where it fell
+        await feeder.append_chunk(g, size=5)
+    kept = await log_lengths(store)
+    await store.close()
+
+    again = await EmbeddedStore(tmp_path).open()
+    try:
+        assert await log_lengths(again) == kept
+        projector = Projector(again, "one")  # its group was never journalled: made again where the log now starts
+        await projector.catch_up()
+        feeder.store = again
+        for g in games:
+            await feeder.append_all(g)
+        await projector.catch_up()
+        await assert_projected(again, games)
+    finally:
+        await again.close()

@@ -15,9 +15,9 @@ journal (``JournalCorrupt``); with ``--repair`` the whole file is set aside besi
 half of it is no state the store was ever in) and the store starts empty.
 
 Not in a snapshot: the rate limits' buckets and the archiver's leases (never journalled; a restart drops them today
-too). In it, beyond what a replay gives: the partition logs as trimmed, and the projectors' consumer groups with their
-pending entries — a replay re-creates each group at the log's start, and the projector acknowledges every entry again;
-loaded from a snapshot, it resumes where it stood.
+too). In it, beyond what a replay gives: the projectors' consumer groups with their pending entries — a replay
+re-creates each group at the log's start (the logs as last trimmed: trims are journalled), and the projector
+acknowledges what is left there again; loaded from a snapshot, it resumes where it stood.
 """
 
 from __future__ import annotations

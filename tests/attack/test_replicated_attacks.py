@@ -50,3 +50,32 @@ async def test_the_play_now_queue_is_acknowledged_only_once_replicated(replicate
     finally:
         replicated.release_replica()
         await store.close()
+
+
+async def test_a_games_metadata_is_shown_only_once_its_events_are_replicated(replicated):
+    """``GET /games`` (the lobby) and a tournament's summary show each game's status, seats taken and version from
+    its metadata, which the append script writes with the events: they read it without the barrier a read of the
+    events waits for, so the lobby said "finished" (or a seat taken) of an append no replica had — a failover then
+    took back what it had shown."""
+    from tests.store.test_store_contract import TEMPLATE, batches, request
+
+    b = batches(TEMPLATE)
+    one, two = _store(replicated), _store(replicated)  # two workers
+    try:
+        await one.append(request("g-meta", b[0]))
+        assert (await two.metas(["g-meta"]))[0]["version"] == str(b[0].last)  # replicated: shown
+        replicated.hold_replica()
+        one.replication.wait_ms = two.replication.wait_ms = WAIT_MS
+        with pytest.raises(NotReplicated):
+            await one.append(request("g-meta", b[1]))
+        with pytest.raises(NotReplicated):  # the lobby's read
+            await two.metas(["g-meta"])
+        with pytest.raises(NotReplicated):  # a tournament's tables, a game's own record
+            await two.meta("g-meta")
+        replicated.release_replica()
+        one.replication.wait_ms = two.replication.wait_ms = GENEROUS_MS
+        assert (await two.metas(["g-meta"]))[0]["version"] == str(b[1].last)  # on the replica now: shown
+    finally:
+        replicated.release_replica()
+        await one.close()
+        await two.close()

@@ -79,3 +79,18 @@ async def test_a_games_metadata_is_shown_only_once_its_events_are_replicated(rep
         replicated.release_replica()
         await one.close()
         await two.close()
+
+
+async def test_a_tournament_is_marked_playing_only_once_replicated(replicated):
+    """``POST /tournaments`` (rounds) answers 201 after marking the tournament playing — the set the advancer reads to
+    draw and close its rounds. That mark skipped the WAIT: a failover took it back and the acknowledged tournament
+    was never advanced again."""
+    store = _store(replicated)
+    try:
+        replicated.hold_replica()
+        store.replication.wait_ms = WAIT_MS
+        with pytest.raises(NotReplicated):
+            await store.tournament_playing("t-held", True)
+    finally:
+        replicated.release_replica()
+        await store.close()

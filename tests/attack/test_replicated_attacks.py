@@ -12,6 +12,7 @@ import pytest
 from service.store.redis_store import RedisStore
 from service.store.store import NotReplicated
 from tests.replicas import Replicated
+from tests.store.test_cluster import cstore  # noqa: F401 (a fixture)
 
 WAIT_MS = 300  # a WAIT that must run out (the replica is held): short, each such case waits it out
 GENEROUS_MS = 10_000  # a WAIT that must succeed, on a loaded machine
@@ -94,3 +95,62 @@ async def test_a_tournament_is_marked_playing_only_once_replicated(replicated):
     finally:
         replicated.release_replica()
         await store.close()
+
+
+class _HeldPrimary:
+    """The cluster client's pipelines, with each WAIT answered as its primary would: ``held`` (a primary whose replica
+    is held back) with 0 replicas, every other with 1 (the session's cluster has no replicas of its own)."""
+
+    def __init__(self, store: RedisStore, held: str) -> None:
+        self.store, self.held = store, held
+        self._pipeline = store.r.pipeline
+        store.r.pipeline = self.pipeline
+
+    def pipeline(self, *args, **kw):
+        pipe = self._pipeline(*args, **kw)
+        execute_command = pipe.execute_command
+
+        def answered(*cmd, **options):
+            if str(cmd[0]).upper() == "WAIT":
+                replicas = 0 if options["target_nodes"].name == self.held else 1
+                return execute_command("EVAL", f"return {replicas}", 0, **options)
+            return execute_command(*cmd, **options)
+
+        pipe.execute_command = answered
+        return pipe
+
+    def stop(self) -> None:
+        del self.store.r.pipeline
+
+
+async def test_on_a_cluster_the_relay_tells_a_player_only_what_the_games_primary_replicated(cstore):  # noqa: F811
+    """The players' relay reads a game's outbox (filled by its append) on the game's primary and writes the player's
+    stream on the player's: it waited only there. An append 503 ``not_replicated`` (its primary's replica held back)
+    was relayed all the same — by the projector, which relays every told append — and the player's stream, replicated
+    on its own primary and read past its own barrier, showed the player an event a failover of the game's primary
+    takes back."""
+    import msgspec
+
+    from service.store.redis_store import APPEND_LUA
+    from service.store.replication import Replication
+    from service.store.told import encode_told
+    from tests.store.test_store_contract import TEMPLATE, batches, request
+
+    store, b = cstore, batches(TEMPLATE)
+    await store.r.initialize()
+    node = store.r.get_node_from_key
+    game = next(f"g-relay-{i}" for i in range(100) if node(store.keys.stream(f"g-relay-{i}")).name
+                != node(store.keys.player_stream("p-relay")).name)  # fmt: skip
+    await store.r.script_load(APPEND_LUA)  # else the held append's EVALSHA finds no script, and writes nothing
+    store.replication = Replication(1, WAIT_MS)
+    held = _HeldPrimary(store, node(store.keys.stream(game)).name)
+    try:
+        told = encode_told([("p-relay", {"type": "turn", "game_id": game, "seat": 0, "version": 1, "deadline_at": None})])
+        with pytest.raises(NotReplicated):
+            await store.append(msgspec.structs.replace(request(game, b[0]), told=told))
+        assert await store.r.xlen(store.keys.outbox(game)) == 1  # on the game's primary, and on no replica
+        with pytest.raises(NotReplicated):  # the relay: the game's events are on no replica yet
+            await store.tell_players(game)
+        assert await store.player_events("p-relay", "0-0", 10) == []  # nothing shown of them
+    finally:
+        held.stop()

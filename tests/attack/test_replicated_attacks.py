@@ -154,3 +154,26 @@ async def test_on_a_cluster_the_relay_tells_a_player_only_what_the_games_primary
         assert await store.player_events("p-relay", "0-0", 10) == []  # nothing shown of them
     finally:
         held.stop()
+
+
+def test_a_replica_wait_redis_cannot_take_is_refused_at_the_start(capsys):
+    """``--replica-wait-ms`` had no upper bound: 9223372036854775808 started the service, and every write's (and
+    read barrier's) ``WAIT`` was refused by Redis ("timeout is not an integer or out of range"), raised as is: a 500
+    on every command. And a bound past the connections' socket timeout (redis-py's 5 s; docs/operating.md says to
+    stay below it) had a held-back replica's WAIT cut at 5 s, the connection dropped, 503 ``store_unavailable``
+    instead of ``not_replicated``. Both are refused in one line: the flag (exit 2) and the environment."""
+    import argparse
+
+    from service.api.settings import Settings, SettingsError
+    from service.cli import serve
+
+    p = argparse.ArgumentParser()
+    serve.add_arguments(p)
+    for value in ("9223372036854775808", "7000", "4001"):
+        with pytest.raises(SystemExit) as refused:
+            p.parse_args(["--replica-wait-ms", value])
+        assert refused.value.code == 2
+        assert "--replica-wait-ms" in capsys.readouterr().err
+        with pytest.raises(SettingsError, match="FREE_PARKING_REPLICA_WAIT_MS"):
+            Settings.from_env({"FREE_PARKING_REPLICA_WAIT_MS": value})
+    assert p.parse_args(["--replica-wait-ms", "4000"]).replica_wait_ms == 4_000

@@ -177,3 +177,28 @@ def test_a_replica_wait_redis_cannot_take_is_refused_at_the_start(capsys):
         with pytest.raises(SettingsError, match="FREE_PARKING_REPLICA_WAIT_MS"):
             Settings.from_env({"FREE_PARKING_REPLICA_WAIT_MS": value})
     assert p.parse_args(["--replica-wait-ms", "4000"]).replica_wait_ms == 4_000
+
+
+async def test_on_a_cluster_a_read_model_outside_the_games_slot_is_waited_for(cstore):  # noqa: F811
+    """A player's results (and the leaderboard, ratings, solitaire statistics, standings) live outside the game's
+    slot, on another primary than the game's checkpoint, and are written before it moves: unwaited, a failover of
+    their primary took back a result the player had been shown while the checkpoint (and the log's acknowledgement)
+    stood on the game's primary — and nothing wrote it again: the player's totals short of that game for good."""
+    from service.store.replication import Replication
+
+    store = cstore
+    await store.r.initialize()
+    store.replication = Replication(1, WAIT_MS)
+    writes = [
+        (store.keys.projection("results", "p-results"),
+         lambda: store.project_result("p-results", "g-results", 9, b'{"game_id":"g-results"}', {"played:x": 1})),
+        (store.keys.ratings("x"), lambda: store.project_rated_game("x", "g-results", 9, b"{}")),
+        (store.keys.leaderboard("seq"), lambda: store.project_leaderboard("p-results", 9, {"all": 1.0})),
+    ]  # fmt: skip
+    for key, write in writes:
+        held = _HeldPrimary(store, store.r.get_node_from_key(key).name)
+        try:
+            with pytest.raises(NotReplicated):
+                await write()
+        finally:
+            held.stop()

@@ -238,3 +238,22 @@ async def test_a_guest_join_answered_503_not_replicated_is_safe_to_send_again(re
             replicated.release_replica()
         again = await api.post(f"/games/{game_id}/seats", json={"name": "Second"})  # the resend docs/api.md invites
         assert again.status_code == 201, again.text  # as one player, in the seat the first try took
+
+
+async def test_a_start_whose_first_write_is_not_replicated_is_refused_in_one_line(replicated, tmp_path):
+    """The start's first write (the key listing's head) waits for the replicas like any: a replica that stopped
+    acknowledging after the durability check (attached, so the check passed) made the start fail with
+    ``NotReplicated``'s traceback out of Sanic's listener, where every other store trouble at the start is
+    ``StartupRefused`` — one line, the store named."""
+    from service.api.app import StartupRefused
+    from tests.attack.conftest import inproc, settings
+
+    config = settings(tmp_path, redis_url=replicated.url, durability="replicated", replica_wait_ms=WAIT_MS,
+                      namespace="att-start", runner=False, projector=False)  # fmt: skip
+    replicated.hold_replica(cut=False)
+    try:
+        with pytest.raises(StartupRefused, match="could not record the key listing's head: 0 of the 1 replicas"):
+            async with inproc(config):
+                pass
+    finally:
+        replicated.release_replica()

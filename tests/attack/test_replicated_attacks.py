@@ -257,3 +257,34 @@ async def test_a_start_whose_first_write_is_not_replicated_is_refused_in_one_lin
                 pass
     finally:
         replicated.release_replica()
+
+
+async def test_a_view_of_a_replicated_game_is_not_refused_for_another_games_unreplicated_events(replicated):
+    """A worker's concurrent views read their games' tails together (``Games._tail``: one ``read_many``), and a
+    read_many whose barrier fails fails as a whole: while one game's last append was on no replica (503, replica
+    held), every view batched with a read of it was refused 503 too — games long replicated, which a read shows at
+    once (the barrier is for events not yet known replicated)."""
+    import asyncio
+
+    from service.api.games import Games
+    from tests.store.test_store_contract import TEMPLATE, batches, request
+
+    b = batches(TEMPLATE)
+    one, two = _store(replicated), _store(replicated)  # two workers: ``two`` views, ``one`` appends
+    try:
+        await one.append(request("g-old", b[0]))
+        await one.append(request("g-new", b[0]))
+        assert len(await two.read("g-old")) == b[0].last  # known replicated by ``two`` from now on
+        assert len(await two.read("g-new")) == b[0].last
+        replicated.hold_replica()
+        one.replication.wait_ms = two.replication.wait_ms = WAIT_MS
+        with pytest.raises(NotReplicated):
+            await one.append(request("g-new", b[1]))
+        games = Games(two)
+        old, new = await asyncio.gather(games._tail("g-old", 0), games._tail("g-new", 0), return_exceptions=True)
+        assert isinstance(new, NotReplicated)  # its tail is on no replica: not shown
+        assert not isinstance(old, Exception) and len(old) == b[0].last  # this one is: shown
+    finally:
+        replicated.release_replica()
+        await one.close()
+        await two.close()

@@ -337,6 +337,9 @@ class Games:
         if record is None:
             return None
         if record.digest != asked.digest:
+            replication = self.store.replication  # the first use told of only once a failover cannot take it back
+            if replication is not None:
+                await replication.cover(self.store, [(game_id, record.last)])
             raise _reused()
         return await self._first_answer(game_id, record.first, record.last)
 

@@ -288,3 +288,34 @@ async def test_a_view_of_a_replicated_game_is_not_refused_for_another_games_unre
         replicated.release_replica()
         await one.close()
         await two.close()
+
+
+async def test_a_command_id_is_called_reused_only_once_its_first_use_is_replicated(replicated, tmp_path):
+    """A command refused on the cached state looks its command id up (``Games._repeat``) to tell a resend from a
+    misuse: the record it found was the first try's, answered 503 ``not_replicated`` — on the primary only. A second
+    body under that id was answered 409 ``command_id_reused``, of a first use a failover could take back (and the
+    id then free again): the record is now shown only once the replicas have it."""
+    from tests.api.helpers import playable
+    from tests.attack.conftest import bearer, inproc, settings
+
+    config = settings(tmp_path, redis_url=replicated.url, durability="replicated", replica_wait_ms=4_000,
+                      namespace="att-reused", runner=False, projector=False)  # fmt: skip
+    async with inproc(config) as api:
+        game_id = (await api.post("/games", json={"kind": "free-parking", "seats": 2})).json()["game_id"]
+        tokens = [(await api.post(f"/games/{game_id}/seats", json={"name": n})).json()["token"] for n in ("A", "B")]
+        views = [(await api.get(f"/games/{game_id}", headers=bearer(t))).json() for t in tokens]
+        seat = next(i for i, v in enumerate(views) if v["turn"] == v["seat"])
+        legal = playable(views[seat]["legal"])
+        first = dict(legal[0], command_id="c-1")
+        other = next(t for t in ("end_turn", "talk_out", "free_parking", "feed_meter") if t not in {c["type"] for c in legal})
+        store = api.app.ctx.store
+        store.replication.wait_ms = WAIT_MS
+        replicated.hold_replica()
+        try:
+            r = await api.post(f"/games/{game_id}/commands", json=first, headers=bearer(tokens[seat]))
+            assert (r.status_code, r.json()["error"]["code"]) == (503, "not_replicated"), r.text
+            r = await api.post(f"/games/{game_id}/commands", json={"type": other, "command_id": "c-1"},
+                               headers=bearer(tokens[seat]))  # fmt: skip
+            assert (r.status_code, r.json()["error"]["code"]) == (503, "not_replicated"), r.text
+        finally:
+            replicated.release_replica()

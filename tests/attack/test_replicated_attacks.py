@@ -319,3 +319,35 @@ async def test_a_command_id_is_called_reused_only_once_its_first_use_is_replicat
             assert (r.status_code, r.json()["error"]["code"]) == (503, "not_replicated"), r.text
         finally:
             replicated.release_replica()
+
+
+async def test_a_wait_that_reaches_a_demoted_primary_is_503_not_500(replicated):
+    """On a cluster a write's WAIT goes to the primary the client's slot map names (``target_nodes``); right after a
+    failover that map can still name the old primary, back as a replica: its marker is redirected (MOVED) and
+    written, but the WAIT reaches the replica, which answers ``ERR WAIT cannot be used with replica instances`` — an
+    error ``_check`` raised as is: a 500. It is the store not taking writes there now, as READONLY is: 503."""
+    from service.store.store import StoreUnavailable
+
+    store = _store(replicated)
+    pipeline = store.r.pipeline
+
+    def demoted(*args, **kw):  # the WAIT answered as a replica answers it
+        pipe = pipeline(*args, **kw)
+        execute_command = pipe.execute_command
+
+        def sent(*cmd, **options):
+            if str(cmd[0]).upper() == "WAIT":
+                return execute_command("EVAL", "return redis.error_reply('ERR WAIT cannot be used with replica "
+                                       "instances. Please also note that since Redis 4.0 ...')", 0)  # fmt: skip
+            return execute_command(*cmd, **options)
+
+        pipe.execute_command = sent
+        return pipe
+
+    store.r.pipeline = demoted
+    try:
+        with pytest.raises(StoreUnavailable):
+            await store.put_player("p-demoted", {"name": "x"})
+    finally:
+        del store.r.pipeline
+        await store.close()

@@ -1,8 +1,10 @@
 """Attacks on ``--durability replicated``: writes a client is told of, and reads that show what a failover could take
-back, that skip the replicas' WAIT (``service/store/replication.py``).
+back, that skipped the replicas' WAIT or the readers' barrier (``service/store/replication.py``); and 500s, refusals
+and resends around it.
 
-Each case runs on a primary and a replica of its own (``tests/replicas.py``): the replica is held back (stopped, its
-link cut), so a write the primary acknowledges now is on no replica, and a failover would take it back.
+Most cases run on a primary and a replica of their own (``tests/replicas.py``), the replica held back (stopped, its link
+cut or not), so a write the primary has is on no replica and a failover would take it back; the cluster cases run on
+the session's cluster (no replicas of its own) with each WAIT answered as a primary whose replica is held would.
 """
 
 from __future__ import annotations

@@ -85,6 +85,10 @@ def create_app(settings: Settings | None = None, name: str = "free_parking") -> 
         if receipts is not None:
             try:
                 await hold_listing_head(store, receipts.keyring)
+            except StoreUnavailable as e:  # NotReplicated too: the replicas behind at the start, refused in one line
+                await store.close()
+                raise StartupRefused(f"the store at {settings.sentinel or settings.redis_url} could not record the key "
+                                     f"listing's head: {e}") from e
             except BaseException:
                 await store.close()
                 raise

@@ -22,7 +22,7 @@ from service.events.base import Player
 from service.events.common import Create, Seeding, TakeSeat
 from service.events.entries import encode_entry
 from service.events.envelope import Envelope, canonical, redacted
-from service.store.store import AppendRequest, Store, command_digest
+from service.store.store import AppendRequest, NotReplicated, Store, command_digest
 from service.rules.engine import Game, progressed_at
 from service.rules.errors import RuleViolation
 
@@ -151,14 +151,22 @@ class Games:
             while self._tails:
                 batch, self._tails = self._tails, []
                 try:
-                    reads = await self.store.read_many([(game_id, after, None) for game_id, after, _ in batch])
+                    reads: list[Any] = await self.store.read_many([(game_id, after, None) for game_id, after, _ in batch])
+                except NotReplicated as e:  # one game's events on no replica yet: read each alone, so that games
+                    if len(batch) == 1:  # known replicated are shown at once, not refused with it
+                        reads = [e]
+                    else:
+                        reads = await asyncio.gather(*(self.store.read_many([(g, after, None)]) for g, after, _ in batch),
+                                                     return_exceptions=True)  # fmt: skip
+                        reads = [r if isinstance(r, BaseException) else r[0] for r in reads]
                 except Exception as e:  # noqa: BLE001 - every waiting read must hear of it
-                    for *_, future in batch:
-                        if not future.done():
-                            future.set_exception(e)
-                    continue
+                    reads = [e] * len(batch)
                 for (*_, future), read in zip(batch, reads, strict=True):
-                    if not future.done():
+                    if future.done():
+                        continue
+                    if isinstance(read, BaseException):
+                        future.set_exception(read)
+                    else:
                         future.set_result(read)
         finally:
             self._reader = None
@@ -329,6 +337,9 @@ class Games:
         if record is None:
             return None
         if record.digest != asked.digest:
+            replication = self.store.replication  # the first use told of only once a failover cannot take it back
+            if replication is not None:
+                await replication.cover(self.store, [(game_id, record.last)])
             raise _reused()
         return await self._first_answer(game_id, record.first, record.last)
 

@@ -16,6 +16,13 @@ from service.store.stores import ClusterMode
 ENV_PREFIX = "FREE_PARKING_"
 
 
+REPLICA_WAIT_MOST_MS = 4_000
+"""The longest ``--replica-wait-ms``: the store's connections read with redis-py's socket timeout (5 s), so a WAIT
+bounded longer was cut by it — the connection dropped mid-wait, and the client told 503 ``store_unavailable`` after 5 s
+rather than ``not_replicated`` after the bound; and Redis refuses a WAIT of 2**63 ms or more, which made every write
+(and every read's barrier) a 500. A second is left for the round trip and a busy loop."""
+
+
 class Settings(msgspec.Struct, kw_only=True):
     host: str = "127.0.0.1"
     port: int = 8000
@@ -31,7 +38,7 @@ class Settings(msgspec.Struct, kw_only=True):
     redis_sentinel: str | None = None
     redis_sentinel_master: str = MASTER
     replicas: Annotated[int, msgspec.Meta(ge=1)] = 1
-    replica_wait_ms: Annotated[int, msgspec.Meta(ge=1)] = 1000
+    replica_wait_ms: Annotated[int, msgspec.Meta(ge=1, le=REPLICA_WAIT_MOST_MS)] = 1000
     fsync: bool = False
     repair: bool = False  # embedded store: drop what the journal cannot read past, kept beside it (docs/durability.md)
     # embedded store: compact the journal when it is this many times its live size (0: never) and at least this big

@@ -28,7 +28,7 @@ from sanic.server.socket import bind_socket
 from sanic.worker.loader import AppLoader
 
 from service.api.app import StartupRefused, create_app, open_store_for, receipts_for
-from service.api.settings import Settings
+from service.api.settings import REPLICA_WAIT_MOST_MS, Settings
 from service.store.owner import DataInUse, Owner
 
 
@@ -83,7 +83,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                        help=f"the primary's name, as the Sentinels know it (REDIS_SENTINEL_MASTER; default {env.redis_sentinel_master})")
     store.add_argument("--replicas", type=_positive, default=env.replicas,
                        help=f"--durability replicated: the replicas each write must reach (default {env.replicas})")
-    store.add_argument("--replica-wait-ms", type=_positive, default=env.replica_wait_ms,
+    store.add_argument("--replica-wait-ms", type=_replica_wait, default=env.replica_wait_ms,
                        help=f"--durability replicated: how long a write waits for them before 503 (default {env.replica_wait_ms})")
     store.add_argument("--namespace", default=env.namespace, help=f"the prefix of every Redis key (default {env.namespace})")
     store.add_argument("--store-connections", type=int, default=env.store_connections,
@@ -176,6 +176,17 @@ def _positive(text: str) -> int:
 
 
 _positive.__name__ = "count (1 or more)"
+
+
+def _replica_wait(text: str) -> int:
+    """Milliseconds, 1 to ``REPLICA_WAIT_MOST_MS`` (why the bound: ``settings.py``)."""
+    value = _positive(text)
+    if value > REPLICA_WAIT_MOST_MS:
+        raise ValueError(text)
+    return value
+
+
+_replica_wait.__name__ = f"wait (1 to {REPLICA_WAIT_MOST_MS} ms)"
 
 
 def _ratio(text: str) -> float:

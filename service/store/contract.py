@@ -21,7 +21,8 @@ UNAVAILABLE: tuple[type[BaseException], ...] = (
 """What says the store cannot be reached right now (as opposed to a refused or malformed command)."""
 
 
-REFUSING = ("OOM ", "READONLY ", "MISCONF ", "NOREPLICAS ", "MASTERDOWN ", "LOADING ", "BUSY ", "TRYAGAIN ", "CLUSTERDOWN ")
+REFUSING = ("OOM ", "READONLY ", "MISCONF ", "NOREPLICAS ", "MASTERDOWN ", "LOADING ", "BUSY ", "TRYAGAIN ", "CLUSTERDOWN ",
+            "WAIT cannot be used with replica")  # a WAIT sent to a demoted primary (a cluster's stale slot map): ERR …
 """Error replies of a server that answers but takes no write now: full (``maxmemory`` with ``noeviction``), a
 replica (after a failover), unable to persist, still loading, busy with a script, resharding. Nothing was written."""
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .contract import Projected
+from .contract import Projected, raise_first
 
 TAG = "{mq}"
 
@@ -53,6 +53,8 @@ end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return 1
 """
+# KEYS: waiting; ARGV: player
+LEAVE_LUA = "return redis.call('HDEL', KEYS[1], ARGV[1])"
 # KEYS: the game's queue seats; ARGV: queue id. 1 if the claim is (now, or already) fenced off, 0 if it seated the player
 FENCE_LUA = """
 local holder = redis.call('HGET', KEYS[1], ARGV[1])
@@ -154,35 +156,35 @@ class QueueOps:
 
 
 class RedisQueueOps(QueueOps):
-    """The same writes as scripts, for a real Redis or Cluster (both keys in one slot)."""
+    """The same writes as scripts, for a real Redis or Cluster (both keys in one slot); each acknowledged as durably as
+    an event (``_execute``: under ``--durability replicated`` once the replicas have it). A player is told "queued",
+    "left", "cancelled" or "lost" on these writes, and the matcher seats (or not) on them: one a failover took back
+    would seat a player in a game they left, or under a claim they were told was lost."""
 
-    _queue_scripts: dict[str, Any]
-
-    def _queue_script(self, name: str, source: str) -> Any:
-        scripts = self.__dict__.setdefault("_queue_scripts", {})
-        if name not in scripts:
-            scripts[name] = self.r.register_script(source)
-        return scripts[name]
+    async def _queue_eval(self, source: str, keys: list[str], args: list[Any]) -> Any:
+        """``source`` run as one script (``EVAL``, as ``rounds.py`` does), answered once as safe as asked."""
+        pipe = self.r.pipeline(transaction=False)  # type: ignore[attr-defined]
+        pipe.execute_command("EVAL", source, len(keys), *keys, *args)
+        results = await self._execute(pipe, keys)  # type: ignore[attr-defined]
+        raise_first(results)
+        return results[0]
 
     async def _op_queue_join(self, player_id: str, entry: bytes, status: bytes | None = None) -> Projected:
         keys = [self._queue_key("waiting"), self._queue_key("status")]
         args = [player_id, entry] if status is None else [player_id, entry, status]
-        joined = await self._queue_script("join", JOIN_LUA)(keys=keys, args=args)
-        return Projected(bool(joined), 0)
+        return Projected(bool(await self._queue_eval(JOIN_LUA, keys, args)), 0)
 
     async def _op_queue_leave(self, player_id: str) -> Projected:
-        return Projected(bool(await self.r.hdel(self._queue_key("waiting"), player_id)), 0)
+        return Projected(bool(await self._queue_eval(LEAVE_LUA, [self._queue_key("waiting")], [player_id])), 0)
 
     async def _op_queue_claim(self, claims: list[tuple[str, bytes, bytes]]) -> Projected:
         keys = [self._queue_key("waiting"), self._queue_key("status")]
         args = [x for claim in claims for x in claim]
-        return Projected(bool(await self._queue_script("claim", CLAIM_LUA)(keys=keys, args=args)), 0)
+        return Projected(bool(await self._queue_eval(CLAIM_LUA, keys, args)), 0)
 
     async def _op_queue_settle(self, player_id: str, expected: bytes, status: bytes) -> Projected:
-        keys = [self._queue_key("status")]
-        settle = self._queue_script("settle", SETTLE_LUA)
-        return Projected(bool(await settle(keys=keys, args=[player_id, expected, status])), 0)
+        settled = await self._queue_eval(SETTLE_LUA, [self._queue_key("status")], [player_id, expected, status])
+        return Projected(bool(settled), 0)
 
     async def _op_queue_fence(self, game_id: str, queue_id: str) -> Projected:
-        fenced = await self._queue_script("fence", FENCE_LUA)(keys=[self.keys.queue_seats(game_id)], args=[queue_id])
-        return Projected(bool(fenced), 0)
+        return Projected(bool(await self._queue_eval(FENCE_LUA, [self.keys.queue_seats(game_id)], [queue_id])), 0)

@@ -245,7 +245,7 @@ class RedisStore(RedisToldOps, RedisQueueOps, RedisRoundsOps, Store):
     ) -> Projected:
         flat: list[Any] = [x for kv in counters.items() for x in kv]
         key = self.keys.projection("results", player_id)
-        done, stored = await self._upsert(keys=[key], args=[game_id, version, entry, len(counters), *flat])
+        done, stored = await self._outside(self._upsert, [key], [game_id, version, entry, len(counters), *flat])
         return Projected(done == 1, int(stored))
 
     async def _op_project_solitaire_game(
@@ -255,22 +255,36 @@ class RedisStore(RedisToldOps, RedisQueueOps, RedisRoundsOps, Store):
         keys = self._solitaire_keys(player_id, buckets)
         ends = ["" if finished_at is None else finished_at, "" if time_ms is None else time_ms]
         args = [game_id, version, buckets.index(bucket), started_at, *ends, int(won)]
-        done, stored = await self._solitaire_stats(keys=keys, args=args)
+        done, stored = await self._outside(self._solitaire_stats, keys, args)
         return Projected(done == 1, int(stored))
 
     async def _op_project_leaderboard(self, player_id: str, seq: int, scores: dict[str, float]) -> Projected:
         keys = [self.keys.leaderboard("seq"), *(self.keys.leaderboard(board) for board in scores)]
-        done, stored = await self._leaderboard(keys=keys, args=[player_id, seq, *scores.values()])
+        done, stored = await self._outside(self._leaderboard, keys, [player_id, seq, *scores.values()])
         return Projected(done == 1, int(stored))
 
     async def _op_project_standing(self, tournament_id: str, game_id: str, version: int, entry: bytes) -> Projected:
         key = self.keys.tournament_projection("standings", tournament_id)
-        done, stored = await self._upsert(keys=[key], args=[game_id, version, entry, 0])
+        done, stored = await self._outside(self._upsert, [key], [game_id, version, entry, 0])
         return Projected(done == 1, int(stored))
 
     async def _op_project_rated_game(self, kind: str, game_id: str, version: int, entry: bytes) -> Projected:
-        done, stored = await self._upsert(keys=[self.keys.ratings(kind)], args=[game_id, version, entry, 0])
+        done, stored = await self._outside(self._upsert, [self.keys.ratings(kind)], [game_id, version, entry, 0])
         return Projected(done == 1, int(stored))
+
+    async def _outside(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """A read model outside the game's slot (results, leaderboard, ratings, solitaire statistics, standings), written
+        before the game's checkpoint moves. On a cluster it lives on another primary than the checkpoint: under
+        ``--durability replicated`` it is answered only once that primary's replicas have it — else a failover there
+        takes it back while the checkpoint (replicated on its own primary) has moved past it, and nothing writes it
+        again. On one server the checkpoint is written after it, so a failover that loses it loses the checkpoint too."""
+        if self.replication is None or not self.cluster:
+            return await script(keys=keys, args=args)
+        pipe = self.r.pipeline(transaction=False)
+        pipe.execute_command("EVAL", script.script, len(keys), *keys, *args)
+        results = await self._execute(pipe, keys)
+        raise_first(results)
+        return results[0]
 
     async def _op_clear_due(self, game_id: str, version: int, later: int | None = None) -> None:
         keys = [self.keys.meta(game_id), self.keys.due(self._partition(game_id))]

@@ -122,6 +122,19 @@ class RedisRoundsOps(RoundsOps):
         outcome = results[0]
         return _entered(outcome.decode() if isinstance(outcome, bytes) else outcome)
 
+    async def _op_tournament_playing(self, tournament_id: str, playing: bool) -> Projected:
+        """Waited for as an event is: a tournament answered 201 whose "playing" mark a failover took back would never be
+        advanced again (the advancer finds tournaments by this set only)."""
+        key = self.keys.tournaments_playing()
+        pipe = self.r.pipeline(transaction=False)
+        if playing:
+            pipe.sadd(key, tournament_id)
+        else:
+            pipe.srem(key, tournament_id)
+        results = await self._execute(pipe, [key])  # type: ignore[attr-defined]
+        raise_first(results)
+        return Projected(bool(results[0]), 0)
+
     async def _op_tournament_note(self, tournament_id: str, field: str, value: bytes) -> Noted:
         key = self.keys.tournament_state(tournament_id)
         pipe = self.r.pipeline(transaction=False)

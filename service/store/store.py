@@ -251,10 +251,7 @@ class Store(ProjectionWrites, ToldOps, QueueOps, RoundsOps):
         return envelopes if count is None else envelopes[:count]
 
     async def meta(self, game_id: str) -> dict[str, str] | None:
-        raw = await self._read(self.r.hgetall(self.keys.meta(game_id)))
-        if not raw:
-            return None
-        return {k.decode(): v.decode() for k, v in raw.items()}
+        return (await self.metas([game_id]))[0]
 
     async def command_record(self, game_id: str, key: str) -> CommandRecord | None:
         raw = await self._read(self.r.hget(self.keys.commands(game_id), key))
@@ -291,14 +288,19 @@ class Store(ProjectionWrites, ToldOps, QueueOps, RoundsOps):
         return [gid for _, gid in rows[:limit]]
 
     async def metas(self, game_ids: list[str]) -> list[dict[str, str] | None]:
-        """``meta`` of each game, in one round trip."""
+        """``meta`` of each game, in one round trip; under ``--durability replicated`` once the replicas have the events
+        it speaks of (the lobby's status, a tournament's tables): a failover must not take back what a listing showed."""
         if not game_ids:
             return []
         pipe = self.r.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.hgetall(self.keys.meta(game_id))
         replies = await self._read(pipe.execute())
-        return [{k.decode(): v.decode() for k, v in raw.items()} if raw else None for raw in replies]
+        metas = [{k.decode(): v.decode() for k, v in raw.items()} if raw else None for raw in replies]
+        if self.replication is not None:  # the append script writes a game's status, seats and version with its events:
+            await self.replication.cover(self, [(g, int(m.get("version") or 0))  # shown, as they are, once replicated
+                                                for g, m in zip(game_ids, metas, strict=True) if m])  # fmt: skip
+        return metas
 
     async def log_heads(self) -> dict[int, bytes]:
         """The newest entry of each partition log (``0-0`` where one is empty): where a reader of appends starts."""

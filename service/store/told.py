@@ -224,9 +224,13 @@ class RedisToldOps(ToldOps):
         rows, reached = await self._read(pipe.execute())  # type: ignore[attr-defined]
         if not rows:
             return Told([], False)
+        todo = entries(game_id, rows, int(reached or 0))
+        replication = getattr(self, "replication", None)
+        if replication is not None and todo:  # relayed only once the game's own primary replicated them: on a cluster
+            await replication.cover(self, [(game_id, max(v for v, _ in todo))])  # the players' streams live elsewhere
         pipe = self.r.pipeline(transaction=False)
         players: list[str] = []
-        for version, by in entries(game_id, rows, int(reached or 0)):
+        for version, by in todo:
             for player_id, events in by.items():
                 keys = [self.keys.player_stream(player_id), self.keys.player_told(player_id)]
                 pipe.execute_command("EVAL", TELL_LUA, 2, *keys, game_id, version, KEPT, *(x for ev in events for x in ev))

@@ -210,8 +210,8 @@ class Compaction:
         """Measure the live size once, then compact whenever the journal is ``ratio`` times it and at least
         ``min_bytes`` (``ratio`` 0: never), until ``stop``. A failed compaction is logged and tried again later."""
 
-        def due(journal: int, live: int) -> bool:
-            return ratio > 0 and journal >= min_bytes and journal >= ratio * live
+        def due(journal: int, live: int) -> bool:  # and something to gain: a ratio ≤ 1 made a compacted journal due
+            return ratio > 0 and journal >= min_bytes and journal >= ratio * live and journal > live
 
         first = True
         while not stop.is_set():

@@ -1,0 +1,57 @@
+"""Attacks on the embedded store's journal compaction (service/store/compaction.py): each case failed before its fix."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+
+from service.api.settings import Settings, SettingsError
+from service.cli.serve import _ratio
+from service.store.embedded import EmbeddedStore
+from service.store.journal import JournalCorrupt
+
+
+async def _until(condition, timeout: float = 10.0) -> None:
+    """Wait on a condition (no sleep as synchronisation: each turn yields to the loop only)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not condition():
+        assert loop.time() < end, "condition not met in time"
+        await asyncio.sleep(0.001)
+
+
+@pytest.mark.parametrize("ratio", ["1", "0.5", "1e-9"])
+def test_a_ratio_that_cannot_shrink_the_journal_is_refused(ratio):
+    """A journal just compacted is 1 × its live size: with a ratio of 1 or less it is due again at once, and the service
+    rewrote it — a capture of the whole store under its write lock, a file written and fsynced — every second for ever
+    (``test_a_ratio_of_one_compacts_an_idle_store_once``). Such a ratio is refused, like a negative one."""
+    with pytest.raises(ValueError):
+        _ratio(ratio)
+    with pytest.raises(SettingsError, match="COMPACT_RATIO"):
+        Settings.from_env({"FREE_PARKING_COMPACT_RATIO": ratio})
+
+
+def test_an_infinite_ratio_is_refused_from_the_environment_as_by_the_flag():
+    with pytest.raises(ValueError):
+        _ratio("inf")
+    with pytest.raises(SettingsError, match="COMPACT_RATIO"):
+        Settings.from_env({"FREE_PARKING_COMPACT_RATIO": "inf"})
+
+
+async def test_a_ratio_of_one_compacts_an_idle_store_once(tmp_path):
+    """What the refusal above keeps out: the watch given ratio 1 on a store nobody writes to."""
+    store = await EmbeddedStore(tmp_path).open()
+    try:
+        for i in range(50):  # a journal several times its live size: one compaction is due
+            await store.put_player("p1", {"name": f"n{i}" * 50})
+        stop, looks, size = asyncio.Event(), [], store.compaction.journal_bytes
+        store.compaction.journal_bytes = lambda: looks.append(1) or size()  # each second's look at the journal
+        task = asyncio.create_task(store.compaction.watch(stop, 1.0, 0, every=0.001))
+        await _until(lambda: len(looks) >= 6)
+        stop.set()
+        await task
+        assert store.compaction.runs <= 1
+    finally:
+        await store.close()

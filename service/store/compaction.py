@@ -36,7 +36,7 @@ import msgspec
 from redis import exceptions as rex
 
 from . import snapshot
-from .journal import RECORD_HEAD, Journal, JournalCorrupt, fsync_dir
+from .journal import RECORD_HEAD, Dropped, Journal, JournalCorrupt, fsync_dir
 from .keys import PARTITIONS
 from .oplog import describe
 
@@ -46,6 +46,8 @@ CRASH_AT = os.environ.get("FREE_PARKING_COMPACT_CRASH_AT", "")
 """For the drill only: a step after which the process kills itself (``STEPS``)."""
 STEPS = ("captured", "snapshot-written", "tail-copied", "renamed", "synced")
 LEFTOVER = ".compact"
+_BEGIN = b"\x93\xaesnapshot_begin"
+"""How a ``snapshot_begin`` record starts (``Op``'s msgpack): a journal whose first record, cut short, starts so."""
 CHECK_EVERY_S = 1.0
 """How often a running service looks at its journal's size (a ``stat``: nothing more, until compaction is due)."""
 RETRY_S = 60.0
@@ -92,6 +94,29 @@ class Compaction:
             size = leftover.stat().st_size
             leftover.unlink()
             log.warning("removed %s (%d bytes): a compaction stopped before it took the journal's place", leftover, size)
+
+    def check_whole(self) -> Dropped | None:
+        """Before the journal is read: one that begins with a snapshot and is shorter than it is a snapshot cut short —
+        damage (a snapshot is fsynced before it takes the journal's place), never the torn write the journal's reader
+        would take its end for and cut off, changing the file before the refusal, or, cut in its first record, starting
+        the store empty. Refused with the file as it is; with ``--repair`` set aside whole (what was cut)."""
+        try:
+            with open(self.path, "rb") as f:
+                head = f.read(RECORD_HEAD + len(_BEGIN))
+            length = self.path.stat().st_size
+        except OSError:
+            return None  # no journal, or none to read: the journal's reader says so
+        size = _snapshot_size(self.path)
+        if size is not None and length >= size:
+            return None
+        if size is None and not (len(head) > RECORD_HEAD and _BEGIN.startswith(head[RECORD_HEAD:])):
+            return None
+        if size is None and length >= RECORD_HEAD + int.from_bytes(head[:4], "big"):
+            return None  # its first record is whole: the snapshot's reader judges it
+        where = f"bytes 0–{size}" if size is not None else "its first record"
+        store = self.store
+        return Journal.cut(self.path, 0, f"the snapshot the journal begins with ({where}) is cut short at byte {length}",
+                           repair=store._repair, fsync=store._fsync, describe=describe)  # fmt: skip
 
     def refusal(self, e: JournalCorrupt) -> JournalCorrupt:
         """A refusal of damage inside the snapshot the journal begins with, said so (the whole snapshot is at stake)."""

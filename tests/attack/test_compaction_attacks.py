@@ -55,3 +55,34 @@ async def test_a_ratio_of_one_compacts_an_idle_store_once(tmp_path):
         assert store.compaction.runs <= 1
     finally:
         await store.close()
+
+
+async def _compacted(tmp_path) -> bytes:
+    """A journal that is a snapshot alone (no tail), of a store with a few keys; its bytes."""
+    store = await EmbeddedStore(tmp_path).open()
+    for i in range(20):
+        await store.put_player(f"p{i}", {"name": f"player {i}"})
+    await store.compaction.run()
+    await store.close()
+    return (tmp_path / "journal.bin").read_bytes()
+
+
+@pytest.mark.parametrize("cut", [1, 5, 20, "begin"])
+async def test_a_snapshot_cut_short_is_refused_with_the_file_as_it_was(tmp_path, cut):
+    """A snapshot is fsynced before it takes the journal's place, so one cut short is damage, never a torn write: its
+    cut end was taken for a torn last record and cut off (the start's refusal then changed the file it refused), and a
+    cut inside its first record left an empty journal: the whole store gone, the service started empty."""
+    data = await _compacted(tmp_path)
+    journal = tmp_path / "journal.bin"
+    short = data[:30] if cut == "begin" else data[:-cut]
+    journal.write_bytes(short)
+    with pytest.raises(JournalCorrupt, match="snapshot"):
+        await EmbeddedStore(tmp_path).open()
+    assert journal.read_bytes() == short and not [f for f in os.listdir(tmp_path) if "damaged" in f]
+    store = await EmbeddedStore(tmp_path, repair=True).open()  # set aside whole, in one file
+    try:
+        assert store.dropped is not None and store.dropped.offset == 0
+        kept = [f for f in os.listdir(tmp_path) if "damaged" in f]
+        assert len(kept) == 1 and (tmp_path / kept[0]).read_bytes() == short
+    finally:
+        await store.close()

@@ -27,6 +27,7 @@ import contextlib
 import itertools
 import logging
 import os
+import stat
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -91,7 +92,10 @@ class Compaction:
         leftover a partial copy of it; removed."""
         leftover = self.path.with_name(self.path.name + LEFTOVER)
         with contextlib.suppress(FileNotFoundError):
-            size = leftover.stat().st_size
+            mode = leftover.lstat().st_mode
+            if stat.S_ISDIR(mode):  # none we made: a person's, to move away (a start must not crash on it)
+                raise JournalCorrupt(f"{leftover}: not a regular file, where compaction writes its copy; move it away")
+            size = leftover.lstat().st_size
             leftover.unlink()
             log.warning("removed %s (%d bytes): a compaction stopped before it took the journal's place", leftover, size)
 
@@ -253,8 +257,11 @@ class Compaction:
 
 
 def _write(path: Path, payloads: list[bytes]) -> None:
-    """The snapshot's records in a new file, fsynced."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    """The snapshot's records in a new file, fsynced. Whatever is at ``path`` is removed first and the file made anew
+    (O_EXCL, O_NOFOLLOW): a symlink left there had the file it leads to — the journal itself — truncated."""
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
     try:
         with open(fd, "wb", closefd=False) as f:
             for payload in payloads:

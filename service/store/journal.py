@@ -134,7 +134,11 @@ class Journal:
         return os.fstat(self._fd).st_size
 
     def close(self) -> None:
-        os.close(self._fd)
+        """Once: a store whose compaction closed its journal and could not reopen it is closed again at shutdown, and
+        a second ``os.close`` raised there, before the data folder's lock was released."""
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            os.close(fd)
 
     @staticmethod
     def load(

@@ -86,3 +86,55 @@ async def test_a_snapshot_cut_short_is_refused_with_the_file_as_it_was(tmp_path,
         assert len(kept) == 1 and (tmp_path / kept[0]).read_bytes() == short
     finally:
         await store.close()
+
+
+async def test_a_leftover_that_is_a_symlink_to_the_journal_does_not_truncate_it(tmp_path):
+    """``journal.bin.compact`` was opened with O_TRUNC, following a symlink: one to the journal (or any file) had it
+    truncated and overwritten with the snapshot, then renamed to a symlink loop — every write refused, the journal's
+    records gone. The leftover is removed and the copy made with O_EXCL | O_NOFOLLOW."""
+    store = await EmbeddedStore(tmp_path).open()
+    try:
+        await store.put_player("p1", {"name": "one"})
+        os.symlink(tmp_path / "journal.bin", tmp_path / "journal.bin.compact")
+        await store.compaction.run()
+        await store.put_player("p2", {"name": "two"})
+    finally:
+        await store.close()
+    again = await EmbeddedStore(tmp_path).open()
+    try:
+        assert await again.r.hget(again.keys.player("p1"), "name") == b"one"
+        assert await again.r.hget(again.keys.player("p2"), "name") == b"two"
+    finally:
+        await again.close()
+
+
+async def test_a_leftover_that_is_a_directory_is_refused_in_one_line(tmp_path):
+    """It crashed the start with ``IsADirectoryError`` and a traceback."""
+    (tmp_path / "journal.bin.compact").mkdir()
+    with pytest.raises(JournalCorrupt, match=r"journal\.bin\.compact: not a regular file") as e:
+        await EmbeddedStore(tmp_path).open()
+    assert "\n" not in str(e.value)
+
+
+async def test_a_store_whose_journal_could_not_be_reopened_closes_and_starts_again(tmp_path, monkeypatch):
+    """A compaction renamed into place, then failing to reopen the journal (out of file descriptors), left the store
+    refusing writes, as it should — but its close closed the journal's descriptor a second time, raised ``EBADF``, and
+    never released the data folder's lock."""
+    from service.store import compaction
+
+    class Unopenable(compaction.Journal):
+        def __init__(self, *args, **kwargs):
+            raise OSError(24, "Too many open files")
+
+    store = await EmbeddedStore(tmp_path).open()
+    await store.put_player("p1", {"name": "one"})
+    monkeypatch.setattr(compaction, "Journal", Unopenable)
+    with pytest.raises(OSError):
+        await store.compaction.run()
+    monkeypatch.undo()
+    await store.close()
+    again = await EmbeddedStore(tmp_path).open()
+    try:
+        assert await again.r.hget(again.keys.player("p1"), "name") == b"one"
+    finally:
+        await again.close()

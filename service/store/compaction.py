@@ -79,7 +79,9 @@ class Compaction:
 
     @property
     def path(self) -> Path:
-        return self.store._journal_path
+        """The journal's file, where a symlink leads (another disk): the copy is made beside it and renamed over it, so
+        the link stays — renamed over the link, the journal moved to the data folder's disk and the old one stayed."""
+        return Path(os.path.realpath(self.store._journal_path))
 
     def journal_bytes(self) -> int | None:
         journal = self.store._journal

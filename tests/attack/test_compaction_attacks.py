@@ -138,3 +138,29 @@ async def test_a_store_whose_journal_could_not_be_reopened_closes_and_starts_aga
         assert await again.r.hget(again.keys.player("p1"), "name") == b"one"
     finally:
         await again.close()
+
+
+async def test_a_journal_that_is_a_symlink_stays_where_it_leads(tmp_path):
+    """A journal kept on another disk through a symlink (the journal's reader follows one) was replaced by the compacted
+    copy made beside the link: the journal moved into the data folder's disk, the link gone, and the old journal left
+    whole where the link led — a second copy of the store, stale, for an operator to take for the real one."""
+    data, elsewhere = tmp_path / "data", tmp_path / "disk2"
+    data.mkdir(), elsewhere.mkdir()
+    (elsewhere / "journal.bin").touch()
+    (data / "journal.bin").symlink_to(elsewhere / "journal.bin")
+    store = await EmbeddedStore(data).open()
+    try:
+        for i in range(20):
+            await store.put_player("p1", {"name": f"name {i}"})
+        await store.compaction.run()
+        await store.put_player("p2", {"name": "two"})
+    finally:
+        await store.close()
+    assert (data / "journal.bin").is_symlink()
+    assert not (data / "journal.bin.compact").exists() and sorted(os.listdir(elsewhere)) == ["journal.bin"]
+    again = await EmbeddedStore(data).open()
+    try:
+        assert await again.r.hget(again.keys.player("p1"), "name") == b"name 19"
+        assert await again.r.hget(again.keys.player("p2"), "name") == b"two"
+    finally:
+        await again.close()

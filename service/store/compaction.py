@@ -84,8 +84,17 @@ class Compaction:
         return Path(os.path.realpath(self.store._journal_path))
 
     def journal_bytes(self) -> int | None:
+        """The journal's size (``/metrics``): the file's, where the store's descriptor is gone (a compaction that could
+        not reopen it: an ``fstat`` of it raised, and ``/metrics`` answered 500 until a restart)."""
         journal = self.store._journal
-        return journal.size() if journal is not None else None
+        if journal is None:
+            return None
+        try:
+            return journal.size()
+        except OSError:
+            with contextlib.suppress(OSError):
+                return self.path.stat().st_size
+            return None
 
     # --- at start ---------------------------------------------------------------------------------------------------
 

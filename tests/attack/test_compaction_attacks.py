@@ -164,3 +164,25 @@ async def test_a_journal_that_is_a_symlink_stays_where_it_leads(tmp_path):
         assert await again.r.hget(again.keys.player("p2"), "name") == b"two"
     finally:
         await again.close()
+
+
+async def test_the_journal_size_of_a_store_whose_journal_could_not_be_reopened_is_still_read(tmp_path, monkeypatch):
+    """``/metrics`` reads ``journal_bytes`` (an ``fstat`` of the journal's descriptor): after a compaction that renamed
+    into place and could not reopen the journal, the descriptor was closed and the read raised ``EBADF`` — a 500 on
+    ``/metrics`` for as long as the broken store ran. It reads the file's size then."""
+    from service.store import compaction
+
+    class Unopenable(compaction.Journal):
+        def __init__(self, *args, **kwargs):
+            raise OSError(24, "Too many open files")
+
+    store = await EmbeddedStore(tmp_path).open()
+    try:
+        await store.put_player("p1", {"name": "one"})
+        monkeypatch.setattr(compaction, "Journal", Unopenable)
+        with pytest.raises(OSError):
+            await store.compaction.run()
+        assert store.compaction.journal_bytes() == (tmp_path / "journal.bin").stat().st_size
+    finally:
+        monkeypatch.undo()
+        await store.close()

@@ -186,3 +186,17 @@ async def test_the_journal_size_of_a_store_whose_journal_could_not_be_reopened_i
     finally:
         monkeypatch.undo()
         await store.close()
+
+
+def test_compact_by_hand_on_a_folder_without_a_journal_makes_nothing(tmp_path, capsys):
+    """A mistyped ``--data`` had ``compact`` make the folder, a lock and a journal of an empty snapshot, and say it
+    compacted "0 bytes → 69 bytes" with exit 0: no sign that the store it was meant for was never touched."""
+    from service.__main__ import main
+
+    missing = tmp_path / "typo"
+    assert main(["compact", "--data", str(missing)]) == 2
+    assert "no journal" in capsys.readouterr().out
+    assert not missing.exists()
+    (tmp_path / "empty").mkdir()
+    assert main(["compact", "--data", str(tmp_path / "empty")]) == 2
+    assert os.listdir(tmp_path / "empty") == []

@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import mmap
 import os
 import stat
 import time
@@ -37,7 +38,7 @@ import msgspec
 from redis import exceptions as rex
 
 from . import snapshot
-from .journal import RECORD_HEAD, Dropped, Journal, JournalCorrupt, fsync_dir
+from .journal import RECORD_HEAD, Dropped, Journal, JournalCorrupt, fsync_dir, intact_length
 from .keys import PARTITIONS
 from .oplog import describe
 
@@ -111,26 +112,34 @@ class Compaction:
             log.warning("removed %s (%d bytes): a compaction stopped before it took the journal's place", leftover, size)
 
     def check_whole(self) -> Dropped | None:
-        """Before the journal is read: one that begins with a snapshot and is shorter than it is a snapshot cut short —
-        damage (a snapshot is fsynced before it takes the journal's place), never the torn write the journal's reader
-        would take its end for and cut off, changing the file before the refusal, or, cut in its first record, starting
-        the store empty. Refused with the file as it is; with ``--repair`` set aside whole (what was cut)."""
+        """Before the journal is read: the snapshot it begins with, if it does, judged whole or not — every byte of it
+        there in intact records. A snapshot is fsynced before it takes the journal's place, so one cut short or damaged
+        is damage, never the torn write the journal's reader would take its end for and cut off (changing the file
+        before the refusal; cut in its first record, starting the store empty), nor a place to cut at with ``--repair``
+        (the store's one state split over two files). Refused with the file as it is; with ``--repair`` set aside whole,
+        in one file (what was cut)."""
         try:
+            if not stat.S_ISREG(os.stat(self.path).st_mode):
+                return None  # a named pipe would block the open for ever: the journal's reader refuses what is no file
             with open(self.path, "rb") as f:
                 head = f.read(RECORD_HEAD + len(_BEGIN))
-            length = self.path.stat().st_size
+                if not (len(head) > RECORD_HEAD and _BEGIN.startswith(head[RECORD_HEAD:])):
+                    return None  # no snapshot: the journal's reader judges it all
+                size = _snapshot_size(self.path)
+                mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         except OSError:
             return None  # no journal, or none to read: the journal's reader says so
-        size = _snapshot_size(self.path)
-        if size is not None and length >= size:
-            return None
-        if size is None and not (len(head) > RECORD_HEAD and _BEGIN.startswith(head[RECORD_HEAD:])):
-            return None
-        if size is None and length >= RECORD_HEAD + int.from_bytes(head[:4], "big"):
-            return None  # its first record is whole: the snapshot's reader judges it
-        where = f"bytes 0–{size}" if size is not None else "its first record"
+        with mapped, memoryview(mapped) as view:
+            pos = 0  # the intact records' end, up to the snapshot's: whether they hold the snapshot is its reader's call
+            while size is not None and pos < size and (length := intact_length(view, pos)) is not None:
+                pos += RECORD_HEAD + length
+            if size is not None and pos >= size:
+                return None
+            total = len(view)
+        where = f"bytes 0–{size}, written by a compaction" if size is not None else "its first record"
+        how = f"cut short at byte {total}" if size is not None and pos == total else f"damaged at byte {pos}"
         store = self.store
-        return Journal.cut(self.path, 0, f"the snapshot the journal begins with ({where}) is cut short at byte {length}",
+        return Journal.cut(self.path, 0, f"in the snapshot the journal begins with ({where}): {how}",
                            repair=store._repair, fsync=store._fsync, describe=describe)  # fmt: skip
 
     def refusal(self, e: JournalCorrupt) -> JournalCorrupt:

@@ -224,6 +224,9 @@ def _intact(view: memoryview, pos: int) -> int | None:
     return None
 
 
+intact_length = _intact  # compaction.py's judgement of a snapshot, before this reader may cut one
+
+
 def _intact_end(view: memoryview, pos: int) -> int:
     """Where the run of intact records from ``pos`` ends."""
     while (length := _intact(view, pos)) is not None:

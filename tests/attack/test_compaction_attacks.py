@@ -200,3 +200,39 @@ def test_compact_by_hand_on_a_folder_without_a_journal_makes_nothing(tmp_path, c
     (tmp_path / "empty").mkdir()
     assert main(["compact", "--data", str(tmp_path / "empty")]) == 2
     assert os.listdir(tmp_path / "empty") == []
+
+
+async def test_damage_inside_a_snapshot_is_set_aside_whole_in_one_file(tmp_path):
+    """A damaged record inside the snapshot, intact ones after it: ``--repair`` cut the journal at the damage (the
+    snapshot's first records kept), then found the snapshot short and set the rest aside — the store's one state split
+    over two files. A snapshot's damage is now judged before the journal's reader cuts anything."""
+    store = await EmbeddedStore(tmp_path).open()
+    for i in range(40):  # three or more keys records of ~256 KiB
+        await store.put_player(f"p{i}", {"name": "x" * 20_000})
+    await store.compaction.run()
+    await store.put_player("late", {"name": "tail"})
+    await store.close()
+    journal = tmp_path / "journal.bin"
+    data = bytearray(journal.read_bytes())
+    data[300_000] ^= 0x01  # inside the second keys record
+    journal.write_bytes(bytes(data))
+    with pytest.raises(JournalCorrupt, match="snapshot"):
+        await EmbeddedStore(tmp_path).open()
+    assert journal.read_bytes() == bytes(data)
+    store = await EmbeddedStore(tmp_path, repair=True).open()
+    try:
+        kept = [f for f in os.listdir(tmp_path) if "damaged" in f]
+        assert len(kept) == 1 and (tmp_path / kept[0]).read_bytes() == bytes(data)
+    finally:
+        await store.close()
+
+
+async def test_a_snapshot_whose_end_was_zeroed_is_refused_with_the_file_as_it_was(tmp_path):
+    """Zeros over the last bytes of a snapshot-only journal read as a torn last record, cut off before the refusal."""
+    data = bytearray(await _compacted(tmp_path))
+    data[-6:] = bytes(6)
+    journal = tmp_path / "journal.bin"
+    journal.write_bytes(bytes(data))
+    with pytest.raises(JournalCorrupt, match="snapshot"):
+        await EmbeddedStore(tmp_path).open()
+    assert journal.read_bytes() == bytes(data) and not [f for f in os.listdir(tmp_path) if "damaged" in f]

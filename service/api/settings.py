@@ -142,7 +142,16 @@ class Settings(msgspec.Struct, kw_only=True):
             name = where.rstrip("`").split(".")[0].split("[")[0]
             raise SettingsError(f"{ENV_PREFIX}{name.upper()}: {message}" if name else str(e)) from None
         settings.sentinel  # noqa: B018 - refused here, in one line, not at the store's start
+        if not compact_ratio_ok(settings.compact_ratio):
+            raise SettingsError(f"{ENV_PREFIX}COMPACT_RATIO: 0 (never) or a number more than 1 and finite, not "
+                                f"{settings.compact_ratio:g} (a journal just compacted is 1 × its live size)")
         return settings
+
+
+def compact_ratio_ok(ratio: float) -> bool:
+    """0 (never), or more than 1 and finite: at 1 or less a journal just compacted is due again at once (it is 1 × its
+    live size), and the service rewrote it every second for nothing."""
+    return ratio == 0 or 1 < ratio < float("inf")
 
 
 class SettingsError(ValueError):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 from pathlib import Path
 
 import msgspec
@@ -14,6 +15,7 @@ from rich.console import Console
 
 from service.api.app import StartupRefused, open_store_for
 from service.api.settings import Settings
+from service.store.embedded import JOURNAL
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -34,6 +36,10 @@ async def _compact(args: argparse.Namespace, console: Console) -> int:
     if settings.redis_url:
         console.print("free-parking compact: REDIS_URL is set; compaction is the embedded store's (Redis rewrites its "
                       "own append-only file: BGREWRITEAOF)", markup=False, soft_wrap=True)  # fmt: skip
+        return 2
+    journal = settings.data_dir / JOURNAL
+    if not os.path.lexists(journal):  # a mistyped --data: nothing made there, and said (it made a store, "compacted")
+        console.print(f"free-parking compact: no journal at {journal}; nothing to compact", markup=False, soft_wrap=True)
         return 2
     try:
         store, _ = await open_store_for(settings)

@@ -28,7 +28,7 @@ from sanic.server.socket import bind_socket
 from sanic.worker.loader import AppLoader
 
 from service.api.app import StartupRefused, create_app, open_store_for, receipts_for
-from service.api.settings import REPLICA_WAIT_MOST_MS, Settings
+from service.api.settings import compact_ratio_ok, REPLICA_WAIT_MOST_MS, Settings
 from service.store.owner import DataInUse, Owner
 
 
@@ -190,14 +190,15 @@ _replica_wait.__name__ = f"wait (1 to {REPLICA_WAIT_MOST_MS} ms)"
 
 
 def _ratio(text: str) -> float:
-    """A ratio (0 or more; 0: off), said wrong in one line by argparse like a count."""
+    """A ratio (0: off, or more than 1: a journal just compacted is 1 × its live size, so a ratio of 1 or less made it
+    due again at once, and rewritten every second), said wrong in one line by argparse like a count."""
     value = float(text)
-    if not value >= 0 or value == float("inf"):
+    if not compact_ratio_ok(value):
         raise ValueError(text)
     return value
 
 
-_ratio.__name__ = "ratio (0 or more)"
+_ratio.__name__ = "ratio (0, or more than 1)"
 
 
 def settings_from(args: argparse.Namespace) -> Settings:

@@ -26,7 +26,9 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import mmap
 import os
+import stat
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -36,7 +38,7 @@ import msgspec
 from redis import exceptions as rex
 
 from . import snapshot
-from .journal import RECORD_HEAD, Journal, JournalCorrupt, fsync_dir
+from .journal import RECORD_HEAD, Dropped, Journal, JournalCorrupt, fsync_dir, intact_length
 from .keys import PARTITIONS
 from .oplog import describe
 
@@ -46,6 +48,8 @@ CRASH_AT = os.environ.get("FREE_PARKING_COMPACT_CRASH_AT", "")
 """For the drill only: a step after which the process kills itself (``STEPS``)."""
 STEPS = ("captured", "snapshot-written", "tail-copied", "renamed", "synced")
 LEFTOVER = ".compact"
+_BEGIN = b"\x93\xaesnapshot_begin"
+"""How a ``snapshot_begin`` record starts (``Op``'s msgpack): a journal whose first record, cut short, starts so."""
 CHECK_EVERY_S = 1.0
 """How often a running service looks at its journal's size (a ``stat``: nothing more, until compaction is due)."""
 RETRY_S = 60.0
@@ -76,11 +80,22 @@ class Compaction:
 
     @property
     def path(self) -> Path:
-        return self.store._journal_path
+        """The journal's file, where a symlink leads (another disk): the copy is made beside it and renamed over it, so
+        the link stays — renamed over the link, the journal moved to the data folder's disk and the old one stayed."""
+        return Path(os.path.realpath(self.store._journal_path))
 
     def journal_bytes(self) -> int | None:
+        """The journal's size (``/metrics``): the file's, where the store's descriptor is gone (a compaction that could
+        not reopen it: an ``fstat`` of it raised, and ``/metrics`` answered 500 until a restart)."""
         journal = self.store._journal
-        return journal.size() if journal is not None else None
+        if journal is None:
+            return None
+        try:
+            return journal.size()
+        except OSError:
+            with contextlib.suppress(OSError):
+                return self.path.stat().st_size
+            return None
 
     # --- at start ---------------------------------------------------------------------------------------------------
 
@@ -89,9 +104,43 @@ class Compaction:
         leftover a partial copy of it; removed."""
         leftover = self.path.with_name(self.path.name + LEFTOVER)
         with contextlib.suppress(FileNotFoundError):
-            size = leftover.stat().st_size
+            mode = leftover.lstat().st_mode
+            if stat.S_ISDIR(mode):  # none we made: a person's, to move away (a start must not crash on it)
+                raise JournalCorrupt(f"{leftover}: not a regular file, where compaction writes its copy; move it away")
+            size = leftover.lstat().st_size
             leftover.unlink()
             log.warning("removed %s (%d bytes): a compaction stopped before it took the journal's place", leftover, size)
+
+    def check_whole(self) -> Dropped | None:
+        """Before the journal is read: the snapshot it begins with, if it does, judged whole or not — every byte of it
+        there in intact records. A snapshot is fsynced before it takes the journal's place, so one cut short or damaged
+        is damage, never the torn write the journal's reader would take its end for and cut off (changing the file
+        before the refusal; cut in its first record, starting the store empty), nor a place to cut at with ``--repair``
+        (the store's one state split over two files). Refused with the file as it is; with ``--repair`` set aside whole,
+        in one file (what was cut)."""
+        try:
+            if not stat.S_ISREG(os.stat(self.path).st_mode):
+                return None  # a named pipe would block the open for ever: the journal's reader refuses what is no file
+            with open(self.path, "rb") as f:
+                head = f.read(RECORD_HEAD + len(_BEGIN))
+                if not (len(head) > RECORD_HEAD and _BEGIN.startswith(head[RECORD_HEAD:])):
+                    return None  # no snapshot: the journal's reader judges it all
+                size = _snapshot_size(self.path)
+                mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except OSError:
+            return None  # no journal, or none to read: the journal's reader says so
+        with mapped, memoryview(mapped) as view:
+            pos = 0  # the intact records' end, up to the snapshot's: whether they hold the snapshot is its reader's call
+            while size is not None and pos < size and (length := intact_length(view, pos)) is not None:
+                pos += RECORD_HEAD + length
+            if size is not None and pos >= size:
+                return None
+            total = len(view)
+        where = f"bytes 0–{size}, written by a compaction" if size is not None else "its first record"
+        how = f"cut short at byte {total}" if size is not None and pos == total else f"damaged at byte {pos}"
+        store = self.store
+        return Journal.cut(self.path, 0, f"in the snapshot the journal begins with ({where}): {how}",
+                           repair=store._repair, fsync=store._fsync, describe=describe)  # fmt: skip
 
     def refusal(self, e: JournalCorrupt) -> JournalCorrupt:
         """A refusal of damage inside the snapshot the journal begins with, said so (the whole snapshot is at stake)."""
@@ -210,8 +259,8 @@ class Compaction:
         """Measure the live size once, then compact whenever the journal is ``ratio`` times it and at least
         ``min_bytes`` (``ratio`` 0: never), until ``stop``. A failed compaction is logged and tried again later."""
 
-        def due(journal: int, live: int) -> bool:
-            return ratio > 0 and journal >= min_bytes and journal >= ratio * live
+        def due(journal: int, live: int) -> bool:  # and something to gain: a ratio ≤ 1 made a compacted journal due
+            return ratio > 0 and journal >= min_bytes and journal >= ratio * live and journal > live
 
         first = True
         while not stop.is_set():
@@ -228,8 +277,11 @@ class Compaction:
 
 
 def _write(path: Path, payloads: list[bytes]) -> None:
-    """The snapshot's records in a new file, fsynced."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    """The snapshot's records in a new file, fsynced. Whatever is at ``path`` is removed first and the file made anew
+    (O_EXCL, O_NOFOLLOW): a symlink left there had the file it leads to — the journal itself — truncated."""
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
     try:
         with open(fd, "wb", closefd=False) as f:
             for payload in payloads:

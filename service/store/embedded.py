@@ -92,10 +92,12 @@ class EmbeddedStore(InProcessBuckets, Store):
         assert self._journal_path is not None
         path = self._journal_path
         self.compaction.clear_leftover()
+        cut = self.compaction.check_whole()  # a snapshot cut short is damage, not a torn write
         try:
             records, self.dropped = Journal.load(path, repair=self._repair, fsync=self._fsync, describe=describe)
         except JournalCorrupt as e:
             raise self.compaction.refusal(e) from None
+        self.dropped = self.dropped or cut
         offset, records, kinds = self.compaction.load(records)  # a snapshot first, if the journal begins with one
         for n, payload in enumerate(records):
             refusal = await self._replay(payload, kinds)

@@ -134,7 +134,11 @@ class Journal:
         return os.fstat(self._fd).st_size
 
     def close(self) -> None:
-        os.close(self._fd)
+        """Once: a store whose compaction closed its journal and could not reopen it is closed again at shutdown, and
+        a second ``os.close`` raised there, before the data folder's lock was released."""
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            os.close(fd)
 
     @staticmethod
     def load(
@@ -218,6 +222,9 @@ def _intact(view: memoryview, pos: int) -> int | None:
     if 0 < length <= len(view) - end and zlib.crc32(view[end : end + length]) == crc:
         return length
     return None
+
+
+intact_length = _intact  # compaction.py's judgement of a snapshot, before this reader may cut one
 
 
 def _intact_end(view: memoryview, pos: int) -> int:

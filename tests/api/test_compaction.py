@@ -145,8 +145,8 @@ async def test_compact_by_hand_rewrites_the_journal_and_says_by_how_much(tmp_pat
         assert await reads(api, games) == before
 
 
-@pytest.mark.parametrize("value", ["-1", "abc"])
+@pytest.mark.parametrize("value", ["-1", "abc", "1", "inf"])
 def test_a_bad_ratio_is_refused_in_one_line(value, capsys):
     with pytest.raises(SystemExit):
         main(["serve", "--compact-ratio", value])
-    assert "invalid ratio (0 or more) value" in capsys.readouterr().err
+    assert "invalid ratio (0, or more than 1) value" in capsys.readouterr().err

@@ -52,6 +52,10 @@ _BEGIN = b"\x93\xaesnapshot_begin"
 """How a ``snapshot_begin`` record starts (``Op``'s msgpack): a journal whose first record, cut short, starts so."""
 CHECK_EVERY_S = 1.0
 """How often a running service looks at its journal's size (a ``stat``: nothing more, until compaction is due)."""
+REMEASURE = 2
+REMEASURE_FROM = 64 * 1024
+"""The live size is measured again (a capture) each time the journal has grown ``REMEASURE`` times since the last
+measure, and past ``REMEASURE`` times this at least (a new journal is measured at 0 bytes)."""
 RETRY_S = 60.0
 """How long after a failed compaction (a full disk) the next is tried."""
 
@@ -73,6 +77,7 @@ class Compaction:
     def __init__(self, store: Any) -> None:
         self.store = store  # an ``EmbeddedStore``: its lock, its journal and its server are this module's to use
         self.live: int | None = None  # bytes of the last snapshot taken (at start, at a compaction, or measured)
+        self.measured_at = 0  # the journal's bytes when it was taken
         self.runs = 0
         self.measures = 0  # snapshots taken, compactions or not
         self.last: Compacted | None = None
@@ -211,6 +216,7 @@ class Compaction:
                 offset = store._journal.size()
             payloads = snapshot.records(keys, store.keys.ns, now)
             self.live = sum(RECORD_HEAD + len(p) for p in payloads)
+            self.measured_at = offset
             self.measures += 1
             if due is not None and not due(offset, self.live):
                 return None
@@ -262,10 +268,15 @@ class Compaction:
         def due(journal: int, live: int) -> bool:  # and something to gain: a ratio ≤ 1 made a compacted journal due
             return ratio > 0 and journal >= min_bytes and journal >= ratio * live and journal > live
 
+        def stale(journal: int) -> bool:
+            """The journal has doubled since the live size was measured: /metrics' live share would mislead (a store
+            measured empty at start said 5% live for ever below --compact-min-bytes). A capture a doubling is cheap."""
+            return ratio > 0 and journal >= REMEASURE * max(self.measured_at, REMEASURE_FROM)
+
         first = True
         while not stop.is_set():
             size, pause = self.journal_bytes(), every
-            if size is not None and (first or (self.live is not None and due(size, self.live))):
+            if size is not None and (first or (self.live is not None and (due(size, self.live) or stale(size)))):
                 first = False
                 try:
                     await self.run(due=due)

@@ -150,3 +150,21 @@ def test_a_bad_ratio_is_refused_in_one_line(value, capsys):
     with pytest.raises(SystemExit):
         main(["serve", "--compact-ratio", value])
     assert "invalid ratio (0, or more than 1) value" in capsys.readouterr().err
+
+
+async def test_the_live_share_is_measured_again_as_the_journal_doubles_below_the_compaction_floor(tmp_path):
+    """Measured once at start (an empty store), the live share fell with every write and said a journal of live games
+    was nearly all waste, for as long as it stayed under --compact-min-bytes: it is measured again at each doubling."""
+    settings = make_settings("embedded", tmp_path, compact_ratio=4, compact_min_bytes=2**40)
+    async with served(settings) as api:
+        compaction = api.app.ctx.store.compaction
+        await wait_for(lambda: _measured(compaction, 1), seconds=10)
+        games = await bot_games(api, 2)
+        await wait_for(lambda: settled(api, games), seconds=60)
+        grown = compaction.journal_bytes()
+        assert grown >= 2 * 64 * 1024  # doubled past the floor of re-measures (compaction.REMEASURE_FROM)
+        await wait_for(lambda: _measured(compaction, 2), seconds=10)
+        assert compaction.runs == 0  # measured, never compacted: under the floor
+        share = float(re.search(r"^free_parking_journal_live_share (\S+)$", (await api.get("/metrics")).text,
+                                re.M).group(1))  # fmt: skip
+        assert share > 0.5  # games still live: most of the journal is what the store holds

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -23,42 +22,18 @@ from service.events.common import Create, Seeding, TakeSeat
 from service.events.entries import encode_entry
 from service.events.envelope import Envelope, canonical, redacted
 from service.store.store import AppendRequest, NotReplicated, Store, command_digest
-from service.rules.engine import Game, progressed_at
+from service.rules.engine import Game
 from service.rules.errors import RuleViolation
 
 from . import metrics, player_events, resend
 from .signed import check_signed
 from .errors import ApiError, not_found
-from .kinds import KINDS, config_for
+from .game_terms import At, Claimed, Conflict, Executed, Peek, Repeat, SeatOf, Unseated, now_ms, reused
+from .kinds import config_for
 from .schedule import archive_due, due_at, idle_due
 from .watch import Watches
 
 RETRIES = 4
-
-SeatOf = Callable[[Game], "int | None"]
-"""The seat a command comes from in a game's state (``None``: the server's own), asked of the very state the command
-is decided on, never of an older one; it raises ``Unseated`` for a caller who has no seat there."""
-
-
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
-class At(msgspec.Struct, frozen=True):
-    """Where a game's log stood when a read was answered: what its receipt signs."""
-
-    version: int
-    head: str
-    at: int
-
-
-class Executed(msgspec.Struct, frozen=True):
-    """A command's answer: its events (first answer, for a repeated command id) and the game after."""
-
-    envelopes: list[Envelope]
-    game: Any
-    duplicate: bool = False
-
 
 class Games:
     def __init__(
@@ -208,7 +183,7 @@ class Games:
         }
         try:
             await self._append(game, Create(seeding=seeding, key_id=self.key_id), None, None, "", meta=meta, now=created_at)
-        except _Conflict:  # only a game id named by its caller can be taken: a round's table, made by another worker
+        except Conflict:  # only a game id named by its caller can be taken: a round's table, made by another worker
             raise ApiError(409, "version_conflict", "A game of this id exists already: another worker made it a moment "
                            "ago", game_id=game_id) from None
         self._remember(game)
@@ -244,9 +219,9 @@ class Games:
             try:
                 taken = sum(st.player is not None for st in game.state.seats) + 1  # for GET /games
                 executed = await self._append(game, TakeSeat(player=player, client_seed=client_seed), None, None, "", meta={"taken": str(taken)}, **claim)
-            except _Conflict:
+            except Conflict:
                 continue
-            except _Claimed as c:
+            except Claimed as c:
                 if queue_claim is not None:
                     raise ApiError(409, "claim_lost", "This queueing's table took too long to make and was settled without "
                                    "this seat: queue again", game_id=game_id) from None
@@ -315,7 +290,7 @@ class Games:
                 game = await self.fresh(game_id)
                 if game.version == before:  # refused on the latest state: the refusal stands
                     raise
-            except _Conflict:
+            except Conflict:
                 if expected_version is not None:
                     repeat = await self._repeat(game_id, asked)
                     if repeat is not None:
@@ -323,7 +298,7 @@ class Games:
                     game = await self.fresh(game_id)
                     raise ApiError(409, "version_conflict", "Another command was applied first", version=game.version) from None
                 game = await self.fresh(game_id)
-            except _Repeat as r:
+            except Repeat as r:
                 return await self._first_answer(game_id, r.first, r.last)
         raise ApiError(409, "version_conflict", "The game is too busy right now; try again")
 
@@ -340,7 +315,7 @@ class Games:
             replication = self.store.replication  # the first use told of only once a failover cannot take it back
             if replication is not None:
                 await replication.cover(self.store, [(game_id, record.last)])
-            raise _reused()
+            raise reused()
         return await self._first_answer(game_id, record.first, record.last)
 
     async def _first_answer(self, game_id: str, first: int, last: int) -> Executed:
@@ -364,7 +339,7 @@ class Games:
         now = now if now is not None else now_ms()
         envelopes, state = game.decide(command, seat, now, command_id)
         status = game.rules.status_of(state)
-        peek = _Peek(game, state, envelopes)
+        peek = Peek(game, state, envelopes)
         # counted from the events' own time (never before the last one's), and told the state before them: a wait for a
         # chance the events opened is measured from them (chances.py)
         owed = due_at(peek, peek.last_at, self.bot_delay_ms, self.human_pace_ms, chance_ms=self.chance_ms,
@@ -406,12 +381,12 @@ class Games:
         if result.outcome == "conflict":
             if result.version < game.version:  # the store is behind the cache: it lost events the cache holds
                 self.cache.pop(game.game_id, None)  # (Redis restarted without them): the retry folds the store again
-            raise _Conflict()
+            raise Conflict()
         if result.outcome == "duplicate":
-            raise _Repeat(result.first, result.last)
+            raise Repeat(result.first, result.last)
         if result.outcome == "claimed":
-            raise _Claimed(result.holder)
-        raise _reused()
+            raise Claimed(result.holder)
+        raise reused()
 
     # --- reads --------------------------------------------------------------------------------
 
@@ -423,38 +398,3 @@ class Games:
         count = min(limit, at.version - after)
         envelopes = await self.store.read(game_id, after=after, count=count) if count > 0 else []
         return at, envelopes if shown else [redacted(e) for e in envelopes]
-
-
-class _Conflict(Exception):
-    pass
-
-
-class Unseated(ApiError):
-    """A ``SeatOf`` finds no seat for the caller in the state at hand: 403, once the latest state says so too (a
-    cache may predate their joining)."""
-
-    def __init__(self) -> None:
-        super().__init__(403, "forbidden", "This token has no seat at this game")
-
-
-class _Claimed(Exception):
-    def __init__(self, holder: str) -> None:
-        self.holder = holder
-
-
-def _reused() -> ApiError:
-    return ApiError(409, "command_id_reused", "This command_id was used before with a different command")
-
-
-class _Repeat(Exception):
-    def __init__(self, first: int, last: int) -> None:
-        self.first, self.last = first, last
-
-
-class _Peek:
-    """A game as it will be after ``envelopes``, for scheduling, without touching the cached one."""
-
-    def __init__(self, game: Game, state: Any, envelopes: list[Envelope]) -> None:
-        self.game_id, self.rules, self.state = game.game_id, game.rules, state
-        self.version, self.last_at = envelopes[-1].seq, envelopes[-1].at
-        self.progress_at = progressed_at(state, envelopes, game.progress_at)
